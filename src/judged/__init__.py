@@ -1,0 +1,34 @@
+"""judged: evaluate rankings against graded relevance judgments, with every convention explicit.
+
+>>> import judged
+>>> result = judged.evaluate({"q1": {"a": 2.0, "b": 1.0}}, {"q1": {"b": 2}}, ["nDCG@10"])
+>>> round(result.value("nDCG@10"), 4)
+0.6309
+"""
+
+from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
+from judged.evaluate import evaluate
+from judged.inputs import Qrels, Run
+from judged.io import read_qrels, read_run
+from judged.measures import Gain, Measure, parse
+from judged.result import Result
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Gain",
+    "InputError",
+    "JudgedError",
+    "Measure",
+    "MeasureError",
+    "NoJudgedQueriesError",
+    "Qrels",
+    "Result",
+    "Run",
+    "UsageError",
+    "__version__",
+    "evaluate",
+    "parse",
+    "read_qrels",
+    "read_run",
+]

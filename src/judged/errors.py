@@ -1,0 +1,59 @@
+"""One exception hierarchy for everything judged raises on purpose.
+
+The command line maps :class:`InputError` (bad data) to exit code 1 and
+:class:`UsageError` (a bad request: unknown measure, impossible option) to 2.
+"""
+
+from __future__ import annotations
+
+
+class JudgedError(Exception):
+    """Base class of every error judged raises deliberately."""
+
+
+class UsageError(JudgedError):
+    """The request itself is wrong: an unknown measure, a bad parameter, conflicting options."""
+
+
+class MeasureError(UsageError):
+    """A measure string or parameter that cannot be understood."""
+
+
+class InputError(JudgedError):
+    """Input data that cannot be used, located as precisely as it can be.
+
+    ``str()`` reads ``path:line: problem: 'offending text' (expected ...)`` so a
+    user can jump straight to the line.
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        text: str | None = None,
+        expected: str | None = None,
+    ) -> None:
+        self.problem = problem
+        self.path = path
+        self.line = line
+        self.text = text
+        self.expected = expected
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = self.path or "<input>"
+        if self.line is not None:
+            where = f"{where}:{self.line}"
+        message = f"{where}: {self.problem}"
+        if self.text is not None:
+            shown = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+            message += f": {shown!r}"
+        if self.expected:
+            message += f" (expected {self.expected})"
+        return message
+
+
+class NoJudgedQueriesError(InputError):
+    """A run shares no query with the judgments, so there is nothing to score (not 0.0)."""

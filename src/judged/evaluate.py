@@ -1,0 +1,176 @@
+"""Evaluate one run against judgments: the library's main verb.
+
+>>> import judged
+>>> run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+>>> qrels = {"q1": {"d1": 3, "d2": 0, "d3": 2}}
+>>> result = judged.evaluate(run, qrels, ["nDCG@3", "P@2"])
+>>> round(result.value("nDCG@3"), 6)
+0.938557
+>>> result.value("P@2")
+0.5
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import sys
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from judged.errors import NoJudgedQueriesError, UsageError
+from judged.inputs import Qrels, Run
+from judged.io import read_qrels, read_run
+from judged.measures import parse
+from judged.measures.spec import Measure
+from judged.result import MeasureCounts, Result
+from judged.view import RankedView, build_view
+
+MISSING_POLICIES = ("skip", "zero")
+
+
+def evaluate(
+    run,
+    qrels,
+    measures: Iterable[Measure | str],
+    *,
+    missing: str = "skip",
+    depth: int | None = None,
+    command: Sequence[str] | None = None,
+) -> Result:
+    """Score ``run`` against ``qrels`` with every measure in ``measures``.
+
+    ``run`` and ``qrels`` may be :class:`~judged.Run`/:class:`~judged.Qrels`,
+    paths, DataFrames or ``{qid: {docid: value}}`` mappings; neither is
+    modified. ``missing`` says what a judged query the run did not answer
+    scores: ``skip`` (left out, as trec_eval without -c) or ``zero`` (as
+    trec_eval -c and ir_measures). ``depth`` keeps at most that many documents
+    per query after ranking (trec_eval -M). Run queries without judgments are
+    ignored and counted. A run that shares no query with the judgments is an
+    error, not 0.0.
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    if depth is not None and (not isinstance(depth, int) or depth < 1):
+        raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
+    run, qrels = read_run(run), read_qrels(qrels)
+    measures = _unique(parse(m) if isinstance(m, str) else m for m in measures)
+    if not measures:
+        raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
+
+    views: dict[str, RankedView] = {}
+    for m in measures:
+        key = "input" if m.ties == "input" else "trec"
+        if key not in views:
+            views[key] = build_view(run, qrels, key, depth)
+    base = next(iter(views.values()))
+    if base.missing.all():
+        raise NoJudgedQueriesError(
+            f"run {run.name!r} shares no query with the judgments {qrels.name!r} "
+            f"({run.num_queries} run queries, {base.num_queries} judged queries)",
+            path=run.source.path if run.source else run.name,
+            expected="query ids that also appear in the judgments",
+        )
+
+    values, aggregate, counts = {}, {}, {}
+    for m in measures:
+        view = views["input" if m.ties == "input" else "trec"]
+        raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)
+        values[m], counts[m] = _apply_policies(raw, view.missing, m, missing)
+        aggregate[m] = _aggregate(values[m], m)
+    provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
+    return Result(run.name, tuple(measures), tuple(base.qids), values, aggregate, counts, provenance)
+
+
+def _unique(measures: Iterable[Measure]) -> list[Measure]:
+    seen: dict[Measure, None] = {}
+    for m in measures:
+        seen.setdefault(m, None)
+    return list(seen)
+
+
+def _apply_policies(raw: np.ndarray, missing_mask: np.ndarray, measure: Measure, missing: str):
+    """Apply the norel value and the missing-query policy; NaN marks a query left out.
+
+    A missing query has an empty ranking, so under ``missing=zero`` every
+    run-dependent measure is already 0 while NumRel keeps its real count, as
+    with trec_eval -c.
+    """
+    norel = np.isnan(raw)
+    values = raw.copy()
+    if measure.norel != "skip":
+        values[norel] = float(measure.norel)
+    skipped_missing = int(missing_mask.sum()) if missing == "skip" else 0
+    if missing == "skip":
+        values[missing_mask] = np.nan
+    counts = MeasureCounts(
+        scored=int((~np.isnan(values)).sum()),
+        skipped_missing=skipped_missing,
+        skipped_norel=int((norel & ~(missing_mask & (missing == "skip"))).sum()) if measure.norel == "skip" else 0,
+        zero_missing=int(missing_mask.sum()) if missing == "zero" else 0,
+        norel=int(norel.sum()),
+    )
+    return values, counts
+
+
+def _aggregate(values: np.ndarray, measure: Measure) -> float:
+    """Mean (sum for counts) over scored queries, accumulated in query order like trec_eval."""
+    scored = values[~np.isnan(values)]
+    if not len(scored):
+        return float("nan")
+    total = float(np.cumsum(scored)[-1])
+    return total if measure.family.aggregate == "sum" else total / len(scored)
+
+
+def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts) -> dict:
+    from judged import __version__
+
+    unjudged_at = {}
+    for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
+        top = view.top(cutoff)
+        unjudged_at[str(cutoff)] = int(top.counts.sum() - top.sum(top.take(view.judged)).sum())
+    return {
+        "judged_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": list(command) if command is not None else None,
+        "python": platform.python_version(),
+        "platform": sys.platform,
+        "measures": {
+            str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in measures
+        },
+        "options": {"missing": missing, "depth": depth},
+        "run": _input_record(run),
+        "qrels": {**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
+        "queries": {
+            "judged": view.num_queries,
+            "in_run": run.num_queries,
+            "evaluated": int((~view.missing).sum()),
+            "missing_from_run": int(view.missing.sum()),
+            "missing_policy": missing,
+            "run_only_ignored": view.run_only_queries,
+        },
+        "per_measure": {
+            str(m): {
+                "scored": c.scored,
+                "skipped_missing": c.skipped_missing,
+                "skipped_norel": c.skipped_norel,
+                "zero_missing": c.zero_missing,
+                "no_relevant": c.norel,
+            }
+            for m, c in counts.items()
+        },
+        "unjudged_in_top_k": unjudged_at,
+    }
+
+
+def _input_record(item: Run | Qrels) -> dict:
+    source = item.source
+    return {
+        "name": item.name,
+        "path": source.path if source else None,
+        "format": source.format if source else "memory",
+        "sha256": source.sha256 if source else None,
+        "rows": len(item),
+        "queries": item.num_queries,
+    }

@@ -1,0 +1,230 @@
+"""Run and Qrels: the two validated, columnar inputs every evaluation starts from.
+
+Both wrap a polars DataFrame in input order (``qid, docid, score`` or
+``qid, docid, grade``) with a name and, when read from a file, its
+:class:`Source`. They are never mutated; readers in :mod:`judged.io` build them.
+
+Judgments have three states: a document listed with grade >= 1 is judged
+relevant (at the default threshold), one listed with grade <= 0 is judged
+non-relevant (negative grades are kept and, as in trec_eval, count as judged
+non-relevant), and one not listed is unjudged.
+
+>>> run = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}}, name="bm25")
+>>> run.num_queries, len(run)
+(1, 2)
+>>> Qrels.from_dict({"q1": {"d1": 3, "d9": 0}}).num_judged
+2
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from judged.errors import InputError
+
+RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
+QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where an input came from: path, format and the sha256 of its bytes."""
+
+    path: str
+    format: str
+    sha256: str
+
+    @classmethod
+    def of_file(cls, path: str | Path, format: str) -> Source:
+        digest = hashlib.sha256()
+        with open(path, "rb") as handle:
+            while chunk := handle.read(1 << 22):
+                digest.update(chunk)
+        return cls(str(path), format, digest.hexdigest())
+
+
+class RowProblem(Exception):
+    """Internal: a validation failure at a 0-based row of a frame, turned into an InputError by the caller."""
+
+    def __init__(self, row: int, problem: str, text: str, expected: str) -> None:
+        super().__init__(problem)
+        self.row, self.problem, self.text, self.expected = row, problem, text, expected
+
+    def at(self, path: str | None, line: int | None) -> InputError:
+        """The user-facing error, at a file line when known, else at the 1-based row."""
+        problem = self.problem if line is not None else f"{self.problem} (row {self.row + 1})"
+        return InputError(problem, path=path, line=line, text=self.text, expected=self.expected)
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """Scored documents per query, in input order: columns ``qid``, ``docid``, ``score``."""
+
+    frame: pl.DataFrame
+    name: str
+    source: Source | None = None
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, name: str, source: Source | None = None) -> Run:
+        """Validate a frame with the run schema; raises :class:`InputError` naming the row."""
+        frame = frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items())
+        try:
+            check_run(frame)
+        except RowProblem as problem:
+            raise problem.at(source.path if source else name, None) from None
+        return cls(frame, name, source)
+
+    @classmethod
+    def from_dict(
+        cls, run: Mapping[str, Mapping[str, float]], name: str = "run", source: Source | None = None
+    ) -> Run:
+        """Build from the ``{qid: {docid: score}}`` shape of pytrec_eval and ranx."""
+        qids, docids, scores = _flatten(run)
+        frame = pl.DataFrame(
+            {"qid": qids, "docid": docids, "score": np.asarray(scores, dtype=np.float64)},
+            schema=RUN_SCHEMA,
+        )
+        return cls.from_frame(frame, name, source)
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    @property
+    def num_queries(self) -> int:
+        return self.frame["qid"].n_unique()
+
+
+@dataclass(frozen=True, eq=False)
+class Qrels:
+    """Judgments in input order: columns ``qid``, ``docid``, ``grade`` (an integer)."""
+
+    frame: pl.DataFrame
+    name: str = "qrels"
+    source: Source | None = None
+    collapsed_duplicates: int = 0
+
+    @classmethod
+    def from_frame(cls, frame: pl.DataFrame, name: str = "qrels", source: Source | None = None) -> Qrels:
+        """Validate a frame with the qrels schema; identical repeated judgments collapse to one."""
+        frame = frame.select(pl.col(c).cast(t) for c, t in QRELS_SCHEMA.items())
+        try:
+            frame, collapsed = dedupe_qrels(frame)
+        except RowProblem as problem:
+            raise problem.at(source.path if source else name, None) from None
+        return cls(frame, name, source, collapsed)
+
+    @classmethod
+    def from_dict(
+        cls, qrels: Mapping[str, Mapping[str, int]], name: str = "qrels", source: Source | None = None
+    ) -> Qrels:
+        """Build from the ``{qid: {docid: grade}}`` shape; grades must be integers."""
+        qids, docids, grades = _flatten(qrels)
+        for i, grade in enumerate(grades):
+            if not _is_integral(grade):
+                raise InputError(
+                    "grade is not an integer",
+                    path=source.path if source else name,
+                    text=f"{qids[i]} {docids[i]} {grade!r}",
+                    expected="an integer grade such as 0, 1, 2, 3 or -1",
+                )
+        frame = pl.DataFrame(
+            {"qid": qids, "docid": docids, "grade": [int(g) for g in grades]}, schema=QRELS_SCHEMA
+        )
+        return cls.from_frame(frame, name, source)
+
+    def __len__(self) -> int:
+        return self.frame.height
+
+    @property
+    def num_judged(self) -> int:
+        return self.frame.height
+
+    @property
+    def num_queries(self) -> int:
+        return self.frame["qid"].n_unique()
+
+
+def _is_integral(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, np.integer)):
+        return True
+    return isinstance(value, (float, np.floating)) and float(value).is_integer()
+
+
+def _flatten(nested: Mapping[str, Mapping[str, float]]) -> tuple[list[str], list[str], list]:
+    qids: list[str] = []
+    docids: list[str] = []
+    values: list = []
+    for qid, docs in nested.items():
+        for docid, value in docs.items():
+            qids.append(str(qid))
+            docids.append(str(docid))
+            values.append(value)
+    return qids, docids, values
+
+
+def pair_hash(frame: pl.DataFrame) -> np.ndarray:
+    """A 64-bit hash of each (qid, docid) pair; equal pairs hash equal, collisions are checked by callers."""
+    keys = frame.select(
+        (pl.col("qid").hash(seed=17) * 0x9E3779B97F4A7C15).xor(pl.col("docid").hash(seed=29))
+    )
+    return keys.to_series().to_numpy()
+
+
+def _repeated_rows(frame: pl.DataFrame) -> np.ndarray:
+    """Row indices (sorted) whose (qid, docid) pair occurred on an earlier row."""
+    if pl.Series(pair_hash(frame)).n_unique() == frame.height:
+        return np.empty(0, dtype=np.int64)
+    exact = frame.select("qid", "docid").is_duplicated()
+    first = frame.with_row_index("row").filter(exact).group_by(["qid", "docid"]).agg(pl.col("row").min())
+    rows = np.flatnonzero(exact.to_numpy())
+    return np.setdiff1d(rows, first["row"].to_numpy())
+
+
+def check_run(frame: pl.DataFrame) -> None:
+    """Raise :class:`RowProblem` at the first non-finite score or repeated document of a query."""
+    scores = frame["score"].to_numpy()
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if len(bad):
+        row = int(bad[0])
+        raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
+    repeated = _repeated_rows(frame)
+    if len(repeated):
+        row = int(repeated[0])
+        raise RowProblem(
+            row,
+            "document appears twice in the same query of the run",
+            _row_text(frame, row),
+            "each docid at most once per query",
+        )
+
+
+def dedupe_qrels(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
+    """Drop exact repeats of a judgment; raise :class:`RowProblem` on a conflicting repeat."""
+    repeated = _repeated_rows(frame)
+    if not len(repeated):
+        return frame, 0
+    conflicts = frame.group_by(["qid", "docid"]).agg(pl.col("grade").n_unique().alias("n")).filter(pl.col("n") > 1)
+    if conflicts.height:
+        bad = frame.with_row_index("row").join(conflicts, on=["qid", "docid"])
+        row = int(bad.group_by(["qid", "docid"]).agg(pl.col("row").sort().get(1))["row"].min())
+        raise RowProblem(
+            row,
+            "conflicting judgment: this document was already judged with a different grade",
+            _row_text(frame, row),
+            "one grade per (qid, docid)",
+        )
+    keep = np.ones(frame.height, dtype=bool)
+    keep[repeated] = False
+    return frame.filter(pl.Series(keep)), len(repeated)
+
+
+def _row_text(frame: pl.DataFrame, row: int) -> str:
+    return " ".join(str(v) for v in frame.row(row))

@@ -1,0 +1,71 @@
+"""Read runs and judgments from files and DataFrames.
+
+The format follows the file name (``.json``, ``.jsonl``, ``.csv``, ``.tsv``,
+``.parquet``, each optionally ``.gz``; anything else is TREC) unless
+``format=`` says otherwise.
+
+>>> from judged.io import read_run, read_qrels
+>>> run = read_run("examples/runs/bm25.run")   # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from judged.errors import InputError, UsageError
+from judged.inputs import Qrels, Run
+from judged.io.jsonio import read_json, read_jsonl
+from judged.io.tabular import from_frame, read_table
+from judged.io.trec import read_trec_qrels, read_trec_run
+
+FORMATS = ("trec", "json", "jsonl", "csv", "tsv", "parquet")
+
+
+def detect_format(path: str | Path) -> str:
+    """The input format a file name implies (TREC when nothing else fits)."""
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    if suffixes and suffixes[-1] == ".gz":
+        suffixes = suffixes[:-1]
+    last = suffixes[-1].lstrip(".") if suffixes else ""
+    return last if last in FORMATS else "trec"
+
+
+def read_run(source, *, format: str | None = None, name: str | None = None,
+             columns: Mapping[str, str] | None = None) -> Run:
+    """Read a run from a path, a DataFrame or a ``{qid: {docid: score}}`` mapping."""
+    return _read(source, "run", format, name, columns)
+
+
+def read_qrels(source, *, format: str | None = None, name: str | None = None,
+               columns: Mapping[str, str] | None = None) -> Qrels:
+    """Read judgments from a path, a DataFrame or a ``{qid: {docid: grade}}`` mapping."""
+    return _read(source, "qrels", format, name, columns)
+
+
+def _read(source, kind: str, format: str | None, name: str | None, columns) -> Run | Qrels:
+    container = Run if kind == "run" else Qrels
+    if isinstance(source, container):
+        return source
+    if isinstance(source, Mapping):
+        return container.from_dict(source, name or kind)
+    if hasattr(source, "columns") and not isinstance(source, (str, Path)):
+        return from_frame(source, kind, name or kind, columns)
+    path = Path(source)
+    if not path.exists():
+        raise InputError("no such file", path=str(path))
+    if path.is_dir():
+        raise InputError("is a directory, not a file", path=str(path))
+    fmt = format or detect_format(path)
+    if fmt not in FORMATS:
+        raise UsageError(f"format must be one of {'|'.join(FORMATS)}. Got {fmt!r} instead.")
+    if fmt == "trec":
+        return read_trec_run(path, name) if kind == "run" else read_trec_qrels(path, name)
+    if fmt == "json":
+        return read_json(path, kind, name)
+    if fmt == "jsonl":
+        return read_jsonl(path, kind, name)
+    return read_table(path, kind, fmt, name, columns)
+
+
+__all__ = ["FORMATS", "detect_format", "read_qrels", "read_run"]

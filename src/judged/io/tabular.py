@@ -1,0 +1,87 @@
+"""CSV, TSV and Parquet files and in-memory DataFrames with named columns.
+
+Columns are found by name: ``qid`` (or ``query_id``, ``query``), ``docid``
+(or ``doc_id``, ``doc``, ``docno``), ``score`` for runs and ``grade`` (or
+``relevance``, ``rel``, ``label``) for qrels; pass ``columns=`` to map others.
+pandas and polars DataFrames are accepted by the API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+import polars as pl
+
+from judged.errors import InputError
+from judged.inputs import Qrels, Run, Source
+
+_CANDIDATES = {
+    "qid": ("qid", "query_id", "query", "topic"),
+    "docid": ("docid", "doc_id", "doc", "docno", "document"),
+    "score": ("score", "sim", "similarity"),
+    "grade": ("grade", "relevance", "rel", "label", "judgment"),
+}
+
+
+def read_table(path: str | Path, kind: str, format: str, name: str | None = None,
+               columns: Mapping[str, str] | None = None) -> Run | Qrels:
+    """Read a CSV (``format='csv'``), TSV or Parquet file as a run or qrels."""
+    path = str(path)
+    source = Source.of_file(path, format)
+    try:
+        if format == "parquet":
+            frame = pl.read_parquet(path)
+        else:
+            frame = pl.read_csv(path, separator="\t" if format == "tsv" else ",", infer_schema=False)
+    except pl.exceptions.PolarsError as err:
+        raise InputError(f"cannot read {format.upper()}: {str(err).splitlines()[0]}", path=path) from None
+    if frame.height == 0:
+        raise InputError("file has no data rows", path=path, expected="a header and data rows")
+    return from_frame(frame, kind, name or Path(path).stem, columns, source)
+
+
+def from_frame(frame, kind: str, name: str, columns: Mapping[str, str] | None = None,
+               source: Source | None = None) -> Run | Qrels:
+    """Build a run or qrels from a polars or pandas DataFrame with named columns."""
+    if not isinstance(frame, pl.DataFrame):
+        frame = pl.from_pandas(frame) if hasattr(frame, "to_numpy") else pl.DataFrame(frame)
+    value = "score" if kind == "run" else "grade"
+    where = source.path if source else name
+    chosen = {role: _column(frame, role, columns, where) for role in ("qid", "docid", value)}
+    picked = frame.select(pl.col(col).alias(role) for role, col in chosen.items())
+    picked = _typed(picked, value, where)
+    if kind == "run":
+        return Run.from_frame(picked, name, source)
+    return Qrels.from_frame(picked, name, source)
+
+
+def _column(frame: pl.DataFrame, role: str, columns: Mapping[str, str] | None, where: str) -> str:
+    if columns and role in columns:
+        if columns[role] not in frame.columns:
+            raise InputError(f"column {columns[role]!r} (for {role}) not found", path=where,
+                             text=", ".join(frame.columns), expected=f"a column named {columns[role]!r}")
+        return columns[role]
+    for candidate in _CANDIDATES[role]:
+        if candidate in frame.columns:
+            return candidate
+    raise InputError(f"no {role} column", path=where, text=", ".join(frame.columns),
+                     expected=f"one of {', '.join(_CANDIDATES[role])} (or pass columns=)")
+
+
+def _typed(frame: pl.DataFrame, value: str, where: str) -> pl.DataFrame:
+    frame = frame.with_columns(pl.col("qid").cast(pl.String), pl.col("docid").cast(pl.String))
+    raw = frame[value]
+    as_float = raw.cast(pl.Float64, strict=False)
+    bad = as_float.is_null()
+    if bad.any():
+        row = int(bad.arg_true()[0])
+        raise InputError(f"{value} is not a number (row {row + 1})", path=where,
+                         text=str(raw[row]), expected="a number")
+    if value == "grade":
+        fractional = as_float != as_float.round()
+        if fractional.any():
+            row = int(fractional.arg_true()[0])
+            raise InputError(f"grade is not an integer (row {row + 1})", path=where, text=str(raw[row]),
+                             expected="an integer grade (fractional grades are not truncated)")
+    return frame.with_columns(as_float.alias(value))

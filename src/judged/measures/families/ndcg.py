@@ -1,0 +1,71 @@
+"""nDCG and DCG (Järvelin & Kekäläinen 2002): graded gain, log2 discount, ideal from the judgments.
+
+DCG@k = sum over ranks i = 1..k of gain(grade_i) / log2(i + 1);
+nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG of every judged document
+of the query sorted by grade and cut at k (``ideal=judged``), never of the
+returned list unless ``ideal=returned`` asks for scikit-learn's convention.
+Unjudged documents gain what grade 0 gains (``unjudged=zero``) or are dropped
+before the cutoff (``unjudged=drop``). With ``gain=exp`` and grades
+[1,3,0,2,0,0,2,0,0,1] against judged {3,2,2,1,1}, nDCG@10 = 7.998 / 11.210
+= 0.713.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judged.measures.gains import cumulative_discounts, discounts, gains
+from judged.measures.registry import family
+from judged.measures.spec import Measure
+from judged.measures.views import divide, measure_view, tie_weights
+from judged.view import RankedView
+
+_PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
+
+
+def dcg(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per-query DCG at the measure's cutoff under its tie rule."""
+    if measure.ties == "average":
+        longest = int(view.lengths.max(initial=0))
+        weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
+        return view.top(None).sum(gains(view.grade, measure.gain) * weights)
+    top = view.top(measure.cutoff)
+    return top.sum(gains(top.take(view.grade), measure.gain) * discounts(top.positions))
+
+
+def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per-query DCG of the ideal ordering (gains descending), cut at the measure's cutoff.
+
+    Documents are ordered by gain, not grade, so a gain map that is not
+    monotone in the grade still gets its true ideal; only positive gains take
+    a place in the ideal list.
+    """
+    everything = view.ideal_top(None)
+    ideal_gains = gains(view.ideal_grade, measure.gain)
+    if measure.gain.kind == "map":
+        query = np.repeat(np.arange(len(everything.counts)), everything.counts)
+        ideal_gains = ideal_gains[np.lexsort((-ideal_gains, query))]
+    top = view.ideal_top(measure.cutoff)
+    return top.sum(np.maximum(top.take(ideal_gains), 0.0) * discounts(top.positions))
+
+
+@family(
+    "nDCG",
+    aliases=("NDCG", "ndcg"),
+    params=_PARAMS,
+    summary="normalised discounted cumulative gain: DCG divided by the DCG of the ideal ordering",
+    formula="DCG@k / IDCG@k; IDCG from every judged document (ideal=judged)",
+)
+def ndcg(view: RankedView, measure: Measure) -> np.ndarray:
+    view = measure_view(view, measure)
+    return divide(dcg(view, measure), ideal_dcg(view, measure))
+
+
+@family(
+    "DCG",
+    params=("gain", "unjudged", "ties"),
+    summary="discounted cumulative gain, not normalised (not comparable across queries)",
+    formula="sum_{i<=k} gain(grade_i) / log2(i+1)",
+)
+def dcg_measure(view: RankedView, measure: Measure) -> np.ndarray:
+    return dcg(measure_view(view, measure), measure)

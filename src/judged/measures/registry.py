@@ -1,0 +1,167 @@
+"""The measure registry: every family registers itself here with :func:`family`.
+
+The registry is the single source for parsing names, the ``judged measures``
+listing and the generated ``docs/measures.md``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from judged.errors import MeasureError
+
+if TYPE_CHECKING:
+    from judged.measures.spec import Measure
+    from judged.view import RankedView
+
+Kernel = Callable[["RankedView", "Measure"], np.ndarray]
+
+#: What each parameter means, for help text and the generated reference.
+PARAM_HELP: dict[str, str] = {
+    "gain": "grade to gain: `linear` (g), `exp` (2^g-1) or a map `{0:0,1:1,2:3,3:7}`; "
+    "unlisted grades gain their own value when positive, else 0",
+    "rel": "minimum grade counted relevant (trec_eval's -l); default 1",
+    "ideal": "ideal list from every `judged` document of the query (correct) or "
+    "from the `returned` documents only (what scikit-learn does)",
+    "unjudged": "unjudged documents count as grade 0 (`zero`) or are removed "
+    "before the cutoff (`drop`, the condensed list of trec_eval -J)",
+    "ties": "equal scores: `trec` (docid descending, trec_eval), `input` (file order), "
+    "`average` (mean over the tied group, scikit-learn)",
+    "norel": "value for a query with no relevant judgment: `0`, `1` or `skip` "
+    "(left out of the mean and counted)",
+}
+
+#: The default value of every parameter, as the canonical string shows it.
+PARAM_DEFAULTS: dict[str, str] = {
+    "gain": "linear",
+    "rel": "1",
+    "ideal": "judged",
+    "unjudged": "zero",
+    "ties": "trec",
+    "norel": "0",
+}
+
+
+@dataclass(frozen=True)
+class Family:
+    """A named measure family: its kernel and what it accepts.
+
+    ``cutoff`` is ``"optional"`` (``@k`` or the whole list) or ``"none"``.
+    ``aggregate`` is ``"mean"`` or ``"sum"`` (the counts, as trec_eval sums them).
+    """
+
+    name: str
+    kernel: Kernel
+    summary: str
+    formula: str
+    params: tuple[str, ...]
+    aliases: tuple[str, ...] = ()
+    cutoff: str = "optional"
+    ties: tuple[str, ...] = ("trec", "input", "average")
+    aggregate: str = "mean"
+    integer: bool = False
+
+    def validate(self, measure: Measure) -> None:
+        """Raise :class:`MeasureError` if ``measure`` sets something this family cannot honour."""
+        from judged.measures.spec import Measure as _Measure
+
+        if measure.cutoff is not None:
+            if self.cutoff == "none":
+                raise MeasureError(f"{self.name} takes no cutoff. Got @{measure.cutoff}.")
+            if not isinstance(measure.cutoff, int) or measure.cutoff < 1:
+                raise MeasureError(
+                    f"cutoff must be an int >= 1. Got {measure.cutoff!r} instead."
+                )
+        defaults = _Measure.__dataclass_fields__
+        for param in PARAM_DEFAULTS:
+            if param in self.params:
+                continue
+            if getattr(measure, param) != defaults[param].default:
+                raise MeasureError(f"{self.name} has no parameter {param!r}.")
+        if measure.ties not in self.ties:
+            raise MeasureError(
+                f"{self.name} does not support ties={measure.ties}: "
+                f"it depends on the order inside a tied group, so it accepts ties="
+                + "|".join(self.ties)
+                + "."
+            )
+
+
+_FAMILIES: dict[str, Family] = {}
+_ALIASES: dict[str, str] = {}
+
+
+def family(
+    name: str,
+    *,
+    summary: str,
+    formula: str,
+    params: tuple[str, ...],
+    aliases: tuple[str, ...] = (),
+    cutoff: str = "optional",
+    ties: tuple[str, ...] = ("trec", "input", "average"),
+    aggregate: str = "mean",
+    integer: bool = False,
+) -> Callable[[Kernel], Kernel]:
+    """Register the decorated kernel as the measure family ``name``."""
+
+    def register(kernel: Kernel) -> Kernel:
+        entry = Family(
+            name=name,
+            kernel=kernel,
+            summary=summary,
+            formula=formula,
+            params=params,
+            aliases=aliases,
+            cutoff=cutoff,
+            ties=ties,
+            aggregate=aggregate,
+            integer=integer,
+        )
+        _FAMILIES[name] = entry
+        for alias in aliases:
+            _ALIASES[alias] = name
+        return kernel
+
+    return register
+
+
+def families() -> list[Family]:
+    """Every registered family, in registration order."""
+    _load()
+    return list(_FAMILIES.values())
+
+
+def aliases() -> dict[str, str]:
+    """Alias -> family name."""
+    _load()
+    return dict(_ALIASES)
+
+
+def family_of(name: str) -> Family:
+    """The family called ``name`` (or one of its aliases), with a suggestion when unknown."""
+    _load()
+    if name in _FAMILIES:
+        return _FAMILIES[name]
+    if name in _ALIASES:
+        return _FAMILIES[_ALIASES[name]]
+    known = list(_FAMILIES) + list(_ALIASES)
+    lowered = {k.lower(): k for k in known}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
+    hint = f" Did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
+    raise MeasureError(f"unknown measure {name!r}.{hint} `judged measures` lists them all.")
+
+
+def canonical_name(name: str) -> str:
+    """The family name that ``name`` (possibly an alias) refers to."""
+    return family_of(name).name
+
+
+def _load() -> None:
+    if not _FAMILIES:
+        import judged.measures.families  # noqa: F401  (registers every family)

@@ -1,0 +1,173 @@
+"""A measure as a frozen value: its family, cutoff and every convention it depends on.
+
+Two measures are equal when every field is equal, whatever order their
+parameters were written in; ``str(m)`` is the one canonical, fully explicit
+form and :func:`judged.measures.parse` reads it back to an equal object.
+
+>>> from judged.measures import parse
+>>> m = parse("nDCG@10")
+>>> str(m)
+'nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10'
+>>> parse(str(m)) == m
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Literal
+
+from judged.errors import MeasureError
+
+Ideal = Literal["judged", "returned"]
+Unjudged = Literal["zero", "drop"]
+Ties = Literal["trec", "input", "average"]
+NoRel = Literal["0", "1", "skip"]
+
+IDEALS: tuple[Ideal, ...] = ("judged", "returned")
+UNJUDGED: tuple[Unjudged, ...] = ("zero", "drop")
+TIES: tuple[Ties, ...] = ("trec", "input", "average")
+NORELS: tuple[NoRel, ...] = ("0", "1", "skip")
+
+#: The order parameters appear in the canonical string, whatever order they were written in.
+PARAM_ORDER = ("gain", "rel", "ideal", "unjudged", "ties", "norel")
+
+
+@dataclass(frozen=True)
+class Gain:
+    """How a grade becomes a gain: ``linear`` (g), ``exp`` (2^g - 1) or an explicit map.
+
+    Grades below 1 always gain 0 under ``linear`` and ``exp`` (a negative grade
+    is a judged non-relevant document). In an explicit map, a grade that is not
+    listed gains its own value when positive and 0 otherwise, which is
+    trec_eval's rule for ``-m ndcg.1=3,2=9``; the map is applied exactly, with
+    no truncation of fractional gains.
+
+    >>> Gain.parse("{0:0,1:1,2:3,3:7}").values([0, 1, 2, 3, 5])
+    [0.0, 1.0, 3.0, 7.0, 5.0]
+    >>> str(Gain.parse("{ 3: 10, 1 :1}"))
+    '{1:1,3:10}'
+    """
+
+    kind: Literal["linear", "exp", "map"] = "linear"
+    mapping: tuple[tuple[int, float], ...] = field(default=())
+
+    @classmethod
+    def parse(cls, text: str) -> Gain:
+        text = text.strip()
+        if text in ("linear", "exp"):
+            return cls(text)  # type: ignore[arg-type]
+        if text in ("exp-log2", "exponential"):
+            return cls("exp")
+        if text.startswith("{") and text.endswith("}"):
+            return cls("map", _parse_gain_map(text))
+        raise MeasureError(
+            f"gain must be linear, exp or a map like {{0:0,1:1,2:3,3:7}}. Got {text!r} instead."
+        )
+
+    def __str__(self) -> str:
+        if self.kind != "map":
+            return self.kind
+        return "{" + ",".join(f"{g}:{_format_number(v)}" for g, v in self.mapping) + "}"
+
+    def values(self, grades) -> list[float]:
+        """The gain of each grade in ``grades`` (a convenience for docs and tests)."""
+        return [self.of(int(g)) for g in grades]
+
+    def of(self, grade: int) -> float:
+        """The gain of one grade."""
+        if self.kind == "map":
+            explicit = dict(self.mapping)
+            if grade in explicit:
+                return explicit[grade]
+        if grade <= 0:
+            return 0.0
+        return float(2**grade - 1) if self.kind == "exp" else float(grade)
+
+
+def _parse_gain_map(text: str) -> tuple[tuple[int, float], ...]:
+    body = text[1:-1].strip()
+    if not body:
+        raise MeasureError("gain map is empty; give at least one grade:gain pair, e.g. {1:1,2:3}.")
+    pairs: dict[int, float] = {}
+    for item in body.split(","):
+        grade_text, sep, gain_text = item.partition(":")
+        if not sep:
+            raise MeasureError(f"gain map entry must be grade:gain. Got {item.strip()!r} instead.")
+        try:
+            grade = int(grade_text.strip())
+        except ValueError:
+            raise MeasureError(
+                f"gain map grade must be an integer. Got {grade_text.strip()!r} instead."
+            ) from None
+        try:
+            gain = float(gain_text.strip())
+        except ValueError:
+            raise MeasureError(
+                f"gain map value must be a number. Got {gain_text.strip()!r} instead."
+            ) from None
+        if not math.isfinite(gain):
+            raise MeasureError(f"gain map value must be finite. Got {gain_text.strip()!r} instead.")
+        if grade in pairs:
+            raise MeasureError(f"gain map lists grade {grade} twice.")
+        pairs[grade] = gain
+    return tuple(sorted(pairs.items()))
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+LINEAR = Gain("linear")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure with every convention it depends on; build it with :func:`judged.measures.parse`.
+
+    Fields a family does not use stay at their defaults, so equality and the
+    canonical string only ever reflect conventions that change the number.
+    """
+
+    name: str
+    cutoff: int | None = None
+    gain: Gain = LINEAR
+    rel: int = 1
+    ideal: Ideal = "judged"
+    unjudged: Unjudged = "zero"
+    ties: Ties = "trec"
+    norel: NoRel = "0"
+
+    def __post_init__(self) -> None:
+        from judged.measures.registry import family_of
+
+        family = family_of(self.name)
+        family.validate(self)
+
+    @property
+    def family(self):
+        """The registered family (kernel, description, allowed parameters) of this measure."""
+        from judged.measures.registry import family_of
+
+        return family_of(self.name)
+
+    def params(self) -> dict[str, str]:
+        """The family's conventions as strings, in canonical order."""
+        return {p: _param_text(self, p) for p in PARAM_ORDER if p in self.family.params}
+
+    def __str__(self) -> str:
+        params = self.params()
+        text = self.name
+        if params:
+            text += "(" + ",".join(f"{k}={v}" for k, v in params.items()) + ")"
+        if self.cutoff is not None:
+            text += f"@{self.cutoff}"
+        return text
+
+    def __repr__(self) -> str:
+        return f"Measure({str(self)!r})"
+
+
+def _param_text(measure: Measure, param: str) -> str:
+    return str(getattr(measure, param))
