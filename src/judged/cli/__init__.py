@@ -1,0 +1,38 @@
+"""The ``judged`` command line: click commands over the library, errors mapped to exit codes.
+
+Exit codes follow click: 0 success, 1 bad input data (:class:`~judged.InputError`),
+2 a bad request (:class:`~judged.UsageError`, unknown options).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from judged.cli.eval_command import eval_command
+from judged.cli.measures_command import measures_command
+from judged.errors import InputError, JudgedError, UsageError
+
+
+class _Group(click.Group):
+    """Turns judged's own errors into ``Error: ...`` on stderr with the right exit code."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except UsageError as err:
+            raise click.UsageError(str(err), ctx) from None
+        except (InputError, JudgedError) as err:
+            click.echo(f"Error: {err}", err=True)
+            sys.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="judged")
+def main() -> None:
+    """Evaluate rankings against graded relevance judgments, every convention explicit."""
+
+
+main.add_command(eval_command)
+main.add_command(measures_command)

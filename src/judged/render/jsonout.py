@@ -1,0 +1,37 @@
+"""JSON output: aggregates, optional per-query values and the full provenance record of each run."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+
+from judged.result import Result
+
+
+def render_json(results: Sequence[Result], per_query: bool = True) -> str:
+    """One JSON document: ``{"results": [{"run", "aggregate", "per_query", "provenance"}]}``."""
+    return json.dumps({"results": [_one(r, per_query) for r in results]}, indent=2) + "\n"
+
+
+def _number(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def _one(result: Result, per_query: bool) -> dict:
+    record = {
+        "run": result.run,
+        "measures": [str(m) for m in result.measures],
+        "aggregate": {str(m): _number(result.aggregate[m]) for m in result.measures},
+    }
+    if per_query:
+        record["per_query"] = {
+            qid: {
+                str(m): float(result.values[m][i])
+                for m in result.measures
+                if not math.isnan(result.values[m][i])
+            }
+            for i, qid in enumerate(result.qids)
+        }
+    record["provenance"] = result.provenance
+    return record

@@ -1,0 +1,66 @@
+"""The terminal table: one row per measure (fully explicit form), one column per run, then the counts."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from judged.result import Result
+
+
+def _fmt(value: float, integer: bool) -> str:
+    if math.isnan(value):
+        return "n/a"
+    return str(int(value)) if integer else f"{value:.4f}"
+
+
+def render_table(results: Sequence[Result], per_query: bool = False, width: int | None = None) -> str:
+    """A rich table as plain text (colour only on a terminal)."""
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width or shutil.get_terminal_size((120, 24)).columns,
+                      force_terminal=False, color_system=None)
+    measures = results[0].measures
+    summary = Table(title="judged eval", title_justify="left")
+    summary.add_column("measure", overflow="fold")
+    for result in results:
+        summary.add_column(result.run, justify="right")
+    summary.add_column("queries", justify="right")
+    for m in measures:
+        scored = "/".join(sorted({str(r.counts[m].scored) for r in results}))
+        summary.add_row(str(m), *(_fmt(r.aggregate[m], m.family.integer) for r in results), scored)
+    console.print(summary)
+    if per_query:
+        detail = Table(title="per query", title_justify="left")
+        detail.add_column("qid")
+        detail.add_column("measure", overflow="fold")
+        for result in results:
+            detail.add_column(result.run, justify="right")
+        for i in np.argsort(np.array(results[0].qids, dtype=object), kind="stable"):
+            for m in measures:
+                detail.add_row(results[0].qids[i], str(m), *(_fmt(r.values[m][i], m.family.integer) for r in results))
+        console.print(detail)
+    for result in results:
+        console.print(_counts_line(result))
+    return buffer.getvalue()
+
+
+def _counts_line(result: Result) -> str:
+    q = result.provenance["queries"]
+    parts = [
+        f"{result.run}: {q['evaluated']} of {q['judged']} judged queries evaluated",
+        f"{q['missing_from_run']} missing from the run ({'scored 0' if q['missing_policy'] == 'zero' else 'skipped'})",
+        f"{q['run_only_ignored']} run queries without judgments ignored",
+    ]
+    norel = max((c.norel for c in result.counts.values()), default=0)
+    if norel:
+        parts.append(f"{norel} with no relevant judgment")
+    unjudged = result.provenance["unjudged_in_top_k"]
+    if unjudged:
+        parts.append("unjudged in top k: " + ", ".join(f"@{k} {n}" for k, n in unjudged.items()))
+    return "; ".join(parts)
