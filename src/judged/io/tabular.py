@@ -45,7 +45,7 @@ def from_frame(frame, kind: str, name: str, columns: Mapping[str, str] | None = 
                source: Source | None = None) -> Run | Qrels:
     """Build a run or qrels from a polars or pandas DataFrame with named columns."""
     if not isinstance(frame, pl.DataFrame):
-        frame = pl.from_pandas(frame) if hasattr(frame, "to_numpy") else pl.DataFrame(frame)
+        frame = pl.from_pandas(frame, nan_to_null=False) if hasattr(frame, "to_numpy") else pl.DataFrame(frame)
     value = "score" if kind == "run" else "grade"
     where = source.path if source else name
     chosen = {role: _column(frame, role, columns, where) for role in ("qid", "docid", value)}

@@ -20,7 +20,7 @@ import polars as pl
 from judged.errors import InputError
 from judged.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
 
-_RUN_COLUMNS = ("qid", "q0", "docid", "rank", "score", "tag")
+_RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -40,7 +40,7 @@ def read_trec_run(path: str | Path, name: str | None = None) -> Run:
         try:
             check_run(frame)
         except RowProblem as problem:
-            raise problem.at(path, lines[problem.row]) from None
+            raise _located(problem, path, lines[problem.row]) from None
     return Run(frame, name or tag or Path(path).name, source)
 
 
@@ -57,8 +57,18 @@ def read_trec_qrels(path: str | Path, name: str | None = None) -> Qrels:
     except RowProblem as problem:
         if lines is None:
             _, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
-        raise problem.at(path, lines[problem.row]) from None
+        raise _located(problem, path, lines[problem.row]) from None
     return Qrels(frame, name or Path(path).name, source, collapsed)
+
+
+def _located(problem: RowProblem, path: str, line: int) -> InputError:
+    """The error for a row found bad after parsing, showing the file's own text of that line."""
+    with _open(path) as handle:
+        for number, raw in enumerate(handle, start=1):
+            if number == line:
+                problem.text = raw.decode("utf-8", "replace").rstrip("\r\n")
+                break
+    return problem.at(path, line)
 
 
 def _fast_run(path: str) -> tuple[pl.DataFrame | None, str | None]:

@@ -1,0 +1,104 @@
+"""Bad input: every error names path and line, shows the offending text and says what was expected."""
+
+from __future__ import annotations
+
+import gzip
+
+import pytest
+
+from judged import InputError
+from judged.io import read_qrels, read_run
+
+GOOD_RUN = "q1 Q0 d1 1 2.5 tag\nq1 Q0 d2 2 1.5 tag\n"
+
+
+def write(tmp_path, name, text, mode="w"):
+    path = tmp_path / name
+    if mode == "wb":
+        path.write_bytes(text)
+    else:
+        path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    "body, line, problem, shown, expected",
+    [
+        (GOOD_RUN + "q1 Q0 d3 3 1.0\n", 3, "expected 6 columns, found 5", "q1 Q0 d3 3 1.0", "qid Q0 docid rank score tag"),
+        (GOOD_RUN + "q1 Q0 d3 3 high tag\n", 3, "score is not a number", "q1 Q0 d3 3 high tag", "a finite number"),
+        (GOOD_RUN + "q1 Q0 d3 3 nan tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 nan tag", "a finite number"),
+        (GOOD_RUN + "q1 Q0 d3 3 inf tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 inf tag", "a finite number"),
+        ("# header comment\n" + GOOD_RUN + "q1 Q0 d1 3 0.5 tag\n", 4, "document appears twice", "q1 Q0 d1 3 0.5 tag",
+         "each docid at most once per query"),
+        ("q1  Q0\td1 1 2.5 tag\nq1 Q0 d1 2 1.0 tag\n", 2, "document appears twice", "q1 Q0 d1 2 1.0 tag", "each docid"),
+    ],
+)
+def test_run_errors_name_file_line_text_and_expectation(tmp_path, body, line, problem, shown, expected):
+    path = write(tmp_path, "bad.run", body)
+    with pytest.raises(InputError) as caught:
+        read_run(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}:{line}: {problem}")
+    assert repr(shown) in message or shown in message
+    assert expected in message
+
+
+def test_fractional_grade_is_an_error_not_truncated(tmp_path):
+    path = write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 1.7\n")
+    with pytest.raises(InputError, match=r":2: grade is not an integer: 'q1 0 d2 1.7' \(expected an integer grade"):
+        read_qrels(path)
+
+
+def test_conflicting_duplicate_judgment_is_an_error(tmp_path):
+    path = write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\n")
+    with pytest.raises(InputError, match=r"qrels:3: conflicting judgment.*'q1 0 d1 2'.*one grade per"):
+        read_qrels(path)
+
+
+def test_identical_duplicate_judgments_collapse_and_are_counted(tmp_path):
+    qrels = read_qrels(write(tmp_path, "qrels", "q1 0 d1 1\nq1 0 d1 1\nq1 0 d2 0\n"))
+    assert qrels.num_judged == 2
+    assert qrels.collapsed_duplicates == 1
+
+
+@pytest.mark.parametrize("reader", [read_run, read_qrels])
+def test_empty_file(tmp_path, reader):
+    path = write(tmp_path, "empty", "")
+    with pytest.raises(InputError, match="file has no data lines"):
+        reader(path)
+
+
+def test_comments_only_file_is_empty(tmp_path):
+    with pytest.raises(InputError, match="no data lines"):
+        read_run(write(tmp_path, "c.run", "# nothing\n# here\n"))
+
+
+def test_undecodable_bytes(tmp_path):
+    path = write(tmp_path, "bin.run", b"q1 Q0 d1 1 2.5 tag\nq1 Q0 d\xff\xfe 2 1.0 tag\n", mode="wb")
+    with pytest.raises(InputError, match=r"bin.run:2: undecodable bytes.*expected UTF-8 text"):
+        read_run(path)
+
+
+def test_missing_file():
+    with pytest.raises(InputError, match="no such file"):
+        read_run("does/not/exist.run")
+
+
+def test_gzip_is_transparent(tmp_path):
+    path = tmp_path / "run.gz"
+    path.write_bytes(gzip.compress(GOOD_RUN.encode()))
+    run = read_run(path)
+    assert run.frame.rows() == [("q1", "d1", 2.5), ("q1", "d2", 1.5)]
+    assert run.name == "tag"
+
+
+def test_any_whitespace_and_blank_lines(tmp_path):
+    run = read_run(write(tmp_path, "ws.run", "q1\tQ0  d1 1   2.5 tag\n\n  q1 Q0 d2 2 1.5 tag  \r\n"))
+    assert run.frame.rows() == [("q1", "d1", 2.5), ("q1", "d2", 1.5)]
+
+
+def test_gzip_error_is_located_too(tmp_path):
+    path = tmp_path / "bad.run.gz"
+    path.write_bytes(gzip.compress((GOOD_RUN + "q1 Q0 d3\n").encode()))
+    with pytest.raises(InputError, match=r"bad.run.gz:3: expected 6 columns, found 3"):
+        read_run(path)

@@ -1,0 +1,78 @@
+"""trec_eval's own test suite (shared/conformance/trec_eval): our trec_eval format must equal its
+expected output, byte for byte, on every line of a measure judged implements.
+
+The expected files also hold measures judged does not implement (iprec_at_recall, gm_map,
+infAP, ...); those lines are filtered out, and the test checks that what remains is a
+large, fixed number of lines, so the filter cannot silently empty the comparison.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from judged.cli import main
+from judged.measures import parse
+from judged.render.trec_eval import trec_eval_name
+
+CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+OFFICIAL = ["NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR"] + [f"P@{k}" for k in CUTS]
+
+
+def all_trec(rel: int = 1) -> list[str]:
+    r = f"(rel={rel})" if rel != 1 else ""
+    return (
+        [f"NumRet", f"NumRel{r}", f"NumRelRet{r}", f"AP{r}", f"Rprec{r}", f"Bpref{r}", f"RR{r}", "nDCG", f"P{r}", f"R{r}"]
+        + [f"P{r}@{k}" for k in CUTS]
+        + [f"R{r}@{k}" for k in CUTS]
+        + [f"nDCG@{k}" for k in CUTS]
+        + [f"AP{r}@{k}" for k in CUTS]
+        + [f"Success{r}@{k}" for k in (1, 5, 10)]
+    )
+
+
+MEAS_PARAMS = ["P@3", "P@5", "P@7", "R@20", "R@2000", "nDCG(gain={1:3,2:9,4:4.5})", "nDCG@10", "nDCG@20",
+               "nDCG@23", "Success@2", "Success@5", "Success@20"]
+
+CASES = {
+    # expected file: (qrels, run, measures, extra CLI options, per-query, expected line count)
+    "out.test": ("qrels.test", "results.test", OFFICIAL, [], False, 16),
+    "out.test#comments": ("qrels.test.with-comments", "results.test", OFFICIAL, [], False, 16),
+    "out.comment.test": ("qrels.comment.test", "results.comment.test", OFFICIAL, [], False, 16),
+    "out.test.a": ("qrels.test", "results.test", all_trec(), [], False, 49),
+    "out.test.aq": ("qrels.test", "results.test", all_trec(), [], True, 4 * 49),
+    "out.test.aqc": ("qrels.test", "results.trunc", all_trec(), ["--missing", "zero"], True, 4 * 49),
+    "out.test.aqcM": ("qrels.test", "results.trunc", all_trec(), ["--missing", "zero", "--depth", "100"], True, 4 * 49),
+    "out.test.aql": ("qrels.rel_level", "results.test", all_trec(rel=2), [], True, 4 * 49),
+    "out.test.meas_params": ("qrels.test", "results.test", MEAS_PARAMS, [], True, 4 * 12),
+}
+
+
+def expected_lines(path, names: set[str]) -> list[str]:
+    lines = path.read_text().splitlines(keepends=True)
+    return [line for line in lines if line.split("\t")[0].rstrip() in names]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_trec_eval_expected_output(conformance, case):
+    qrels, run, measures, options, per_query, count = CASES[case]
+    names = {trec_eval_name(parse(m))[0] for m in measures}
+    expected = expected_lines(conformance / case.split("#")[0], names)
+    args = ["eval", str(conformance / run), "--qrels", str(conformance / qrels), "--format", "trec_eval", *options]
+    for m in measures:
+        args += ["-m", m]
+    if per_query:
+        args.append("--per-query")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert len(expected) == count
+    assert result.output == "".join(expected)
+
+
+def test_comment_run_keeps_hash_inside_docids(conformance):
+    """`#` starts a comment only at the start of a line: MS MARCO docids contain it."""
+    from judged.io import read_run
+
+    run = read_run(conformance / "results.comment.test")
+    assert run.frame["docid"].str.contains("#").sum() > 0
+    assert run.num_queries == 301
