@@ -22,7 +22,7 @@ class _Group(click.Group):
         try:
             return super().invoke(ctx)
         except UsageError as err:
-            raise click.UsageError(str(err), ctx) from None
+            raise click.UsageError(str(err)) from None
         except (InputError, JudgedError) as err:
             click.echo(f"Error: {err}", err=True)
             sys.exit(1)

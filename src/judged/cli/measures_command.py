@@ -10,4 +10,4 @@ from judged.measures.reference import measures_text
 @click.command("measures")
 def measures_command():
     """List every measure with its aliases, parameters and formula."""
-    click.echo(measures_text(), nl=False)
+    click.echo(measures_text())

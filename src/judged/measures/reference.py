@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from judged.measures.registry import PARAM_DEFAULTS, PARAM_HELP, families
+from judged.measures.registry import PARAM_DEFAULTS, PARAM_HELP, all_families
 from judged.measures.spec import PARAM_ORDER
 
 
@@ -31,7 +31,7 @@ def measures_text() -> str:
     for param in PARAM_ORDER:
         lines.append(f"| `{param}` | `{PARAM_DEFAULTS[param]}` | {PARAM_HELP[param]} |")
     lines += ["", "## Families", ""]
-    for fam in families():
+    for fam in all_families():
         lines += [f"### {fam.name}", "", fam.summary[0].upper() + fam.summary[1:] + ".", ""]
         lines.append(f"- formula: `{fam.formula}`")
         if fam.aliases:

@@ -131,7 +131,7 @@ def family(
     return register
 
 
-def families() -> list[Family]:
+def all_families() -> list[Family]:
     """Every registered family, in registration order."""
     _load()
     return list(_FAMILIES.values())
@@ -150,10 +150,11 @@ def family_of(name: str) -> Family:
         return _FAMILIES[name]
     if name in _ALIASES:
         return _FAMILIES[_ALIASES[name]]
-    known = list(_FAMILIES) + list(_ALIASES)
-    lowered = {k.lower(): k for k in known}
-    close = difflib.get_close_matches(name.lower(), list(lowered), n=3, cutoff=0.6)
-    hint = f" Did you mean {', '.join(repr(lowered[c]) for c in close)}?" if close else ""
+    lowered = {alias.lower(): canonical for alias, canonical in _ALIASES.items()}
+    lowered.update({canonical.lower(): canonical for canonical in _FAMILIES})
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.6)
+    suggestions = list(dict.fromkeys(lowered[c] for c in close))[:3]
+    hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise MeasureError(f"unknown measure {name!r}.{hint} `judged measures` lists them all.")
 
 
