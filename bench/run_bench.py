@@ -56,15 +56,15 @@ class Result:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Command-line options."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--queries", type=int, default=10_000)
-    parser.add_argument("--depth", type=int, default=1_000)
+    parser.add_argument("--queries", type=int, default=10_000, help="queries in the run")
+    parser.add_argument("--depth", type=int, default=1_000, help="documents per query")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (median reported)")
     parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated subset of {','.join(TOOLS)}")
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data", help="cache of generated collections")
     parser.add_argument("--judged-cmd", default=None,
-                        help="command that starts the judged CLI (default: `judged` on PATH, "
-                             "else `python3 -m judged` with src/ on PYTHONPATH)")
+                        help="command that starts the judged CLI (default: the `judged` script beside "
+                             "this interpreter, else on PATH, else `python3 -m judged` with src/ on PYTHONPATH)")
     parser.add_argument("--timeout", type=float, default=3600, help="seconds before a child is killed")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args(argv)
@@ -253,19 +253,20 @@ def cpu_model() -> str:
 def read_judged_tsv(path: Path) -> dict[tuple[str, str], float]:
     """judged's ``--per-query --format tsv`` output as {(qid, measure): value}.
 
-    Assumes columns ``run qid measure value`` with measure names as passed to
-    ``-m``; a header line (or any line whose value is not a number) is
-    skipped.  Adapt here if the CLI's layout changes.
+    Columns are ``run qid measure value``; judged prints each measure in its
+    fully explicit form, mapped back here to the short name passed to ``-m``.
+    The header and the ``all`` lines are skipped.
     """
+    from judged.measures import parse
+
+    short = {str(parse(m)): m for m in MEASURES}
     values = {}
     with open(path) as f:
+        next(f, None)
         for line in f:
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) == 4:
-                try:
-                    values[(parts[1], parts[2])] = float(parts[3])
-                except ValueError:
-                    continue
+            run, qid, measure, value = line.rstrip("\n").split("\t")
+            if qid != "all":
+                values[(qid, short[measure])] = float(value)
     return values
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -73,12 +74,12 @@ class Run:
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, name: str, source: Source | None = None) -> Run:
         """Validate a frame with the run schema; raises :class:`InputError` naming the row."""
-        frame = frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items())
+        run = cls(frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items()), name, source)
         try:
-            check_run(frame)
+            check_run(run)
         except RowProblem as problem:
             raise problem.at(source.path if source else name, None) from None
-        return cls(frame, name, source)
+        return run
 
     @classmethod
     def from_dict(
@@ -98,6 +99,11 @@ class Run:
     @property
     def num_queries(self) -> int:
         return self.frame["qid"].n_unique()
+
+    @cached_property
+    def pair_keys(self) -> np.ndarray:
+        """64-bit hash of each row's (qid, docid), computed once for validation and the join."""
+        return pair_hash(self.frame)
 
 
 @dataclass(frozen=True, eq=False)
@@ -149,6 +155,11 @@ class Qrels:
     def num_queries(self) -> int:
         return self.frame["qid"].n_unique()
 
+    @cached_property
+    def pair_keys(self) -> np.ndarray:
+        """64-bit hash of each row's (qid, docid), the same function as :attr:`Run.pair_keys`."""
+        return pair_hash(self.frame)
+
 
 def _is_integral(value: object) -> bool:
     if isinstance(value, bool):
@@ -178,9 +189,9 @@ def pair_hash(frame: pl.DataFrame) -> np.ndarray:
     return keys.to_series().to_numpy()
 
 
-def _repeated_rows(frame: pl.DataFrame) -> np.ndarray:
-    """Row indices (sorted) whose (qid, docid) pair occurred on an earlier row."""
-    if pl.Series(pair_hash(frame)).n_unique() == frame.height:
+def _repeated_rows(frame: pl.DataFrame, keys: np.ndarray) -> np.ndarray:
+    """Row indices (sorted) whose (qid, docid) pair occurred on an earlier row; ``keys`` from :func:`pair_hash`."""
+    if pl.Series(keys).n_unique() == frame.height:
         return np.empty(0, dtype=np.int64)
     exact = frame.select("qid", "docid").is_duplicated()
     first = frame.with_row_index("row").filter(exact).group_by(["qid", "docid"]).agg(pl.col("row").min())
@@ -188,14 +199,15 @@ def _repeated_rows(frame: pl.DataFrame) -> np.ndarray:
     return np.setdiff1d(rows, first["row"].to_numpy())
 
 
-def check_run(frame: pl.DataFrame) -> None:
+def check_run(run: Run) -> None:
     """Raise :class:`RowProblem` at the first non-finite score or repeated document of a query."""
+    frame = run.frame
     scores = frame["score"].to_numpy()
     bad = np.flatnonzero(~np.isfinite(scores))
     if len(bad):
         row = int(bad[0])
         raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
-    repeated = _repeated_rows(frame)
+    repeated = _repeated_rows(frame, run.pair_keys)
     if len(repeated):
         row = int(repeated[0])
         raise RowProblem(
@@ -208,7 +220,7 @@ def check_run(frame: pl.DataFrame) -> None:
 
 def dedupe_qrels(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     """Drop exact repeats of a judgment; raise :class:`RowProblem` on a conflicting repeat."""
-    repeated = _repeated_rows(frame)
+    repeated = _repeated_rows(frame, pair_hash(frame))
     if not len(repeated):
         return frame, 0
     conflicts = frame.group_by(["qid", "docid"]).agg(pl.col("grade").n_unique().alias("n")).filter(pl.col("n") > 1)

@@ -29,9 +29,6 @@ import polars as pl
 
 from judged.inputs import Qrels, Run
 
-_MIX = np.uint64(0x9E3779B97F4A7C15)
-
-
 @dataclass(frozen=True, eq=False)
 class Top:
     """A prefix of every query's ranking: its first ``counts[q]`` rows, compacted query after query.
@@ -210,25 +207,25 @@ def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = N
     lookup = pl.DataFrame({"qid": qids, "qidx": np.arange(len(qids), dtype=np.int32)})
     run_qidx = _query_index(run.frame["qid"], lookup)
     qrels_qidx = _query_index(qrels.frame["qid"], lookup)
-    present = run_qidx >= 0
-    run_only = int(run.frame.filter(pl.Series(~present))["qid"].n_unique()) if not present.all() else 0
+    grade, judged = _join_grades(run, qrels, run_qidx, qrels_qidx)
+    score = run.frame["score"].to_numpy()
 
-    frame = run.frame if present.all() else run.frame.filter(pl.Series(present))
-    qidx = run_qidx[present]
-    grade, judged = _join_grades(frame, qidx, qrels.frame, qrels_qidx)
-    score = frame["score"].to_numpy()
-    order = _rank_order(frame, qidx, score, ties)
+    present = run_qidx >= 0
+    rows = None if present.all() else np.flatnonzero(present)
+    run_only = 0 if rows is None else int(run.frame["qid"].filter(pl.Series(~present)).n_unique())
+    qidx = run_qidx if rows is None else run_qidx[rows]
+    order = _rank_order(run.frame["docid"], rows, qidx, score if rows is None else score[rows], ties)
+    if rows is not None:
+        order = rows if order is None else rows[order]
     if order is not None:
-        qidx, score, grade, judged = qidx[order], score[order], grade[order], judged[order]
-    counts = np.bincount(qidx, minlength=len(qids)).astype(np.int64)
+        score, grade, judged = score[order], grade[order], judged[order]
+
+    counts = np.bincount(run_qidx + 1, minlength=len(qids) + 1)[1:].astype(np.int64)
     missing = counts == 0
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
-    if depth is not None:
-        rank = np.arange(len(qidx)) - np.repeat(offsets[:-1], counts)
-        keep = rank < depth
-        qidx, score, grade, judged = qidx[keep], score[keep], grade[keep], judged[keep]
+    if depth is not None and (counts > depth).any():
+        keep = Top(_offsets(counts), np.minimum(counts, depth)).rows
+        score, grade, judged = score[keep], grade[keep], judged[keep]
         counts = np.minimum(counts, depth)
-        offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     qgrade = qrels.frame["grade"].to_numpy()
     graded = qgrade >= 0
@@ -238,15 +235,23 @@ def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = N
     return RankedView(
         qids=qids.to_list(),
         missing=missing,
-        offsets=offsets,
+        offsets=_offsets(counts),
         grade=grade,
         judged=judged,
         score=score,
-        ideal_offsets=np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64),
-        ideal_grade=qgrade[ideal_order],
+        ideal_offsets=_offsets(ideal_counts),
+        ideal_grade=qgrade[ideal_order].astype(np.int32),
         ties=ties,
         run_only_queries=run_only,
     )
+
+
+def _starts(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
 
 def _query_index(column: pl.Series, lookup: pl.DataFrame) -> np.ndarray:
@@ -264,94 +269,121 @@ def _query_index(column: pl.Series, lookup: pl.DataFrame) -> np.ndarray:
     return np.repeat(codes, lengths)
 
 
-def _pair_keys(docids: pl.Series, qidx: np.ndarray) -> np.ndarray:
-    dochash = docids.hash(seed=29).to_numpy()
-    return dochash ^ (qidx.astype(np.uint64) * _MIX)
-
-
 def _join_grades(
-    run: pl.DataFrame, qidx: np.ndarray, qrels: pl.DataFrame, qrels_qidx: np.ndarray
+    run: Run, qrels: Qrels, run_qidx: np.ndarray, qrels_qidx: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Grade and judged flag of each run row, matched exactly on (query, docid)."""
-    right = pl.DataFrame(
-        {
-            "key": _pair_keys(qrels["docid"], qrels_qidx),
-            "qrow": np.arange(qrels.height, dtype=np.int64),
-        }
+    """Grade and judged flag of each run row, matched exactly on (query, docid).
+
+    Rows are matched on the 64-bit pair hash, then every match is verified by
+    comparing query and docid; a failed verification (a hash collision) falls
+    back to a plain string join. A negative grade leaves the row unjudged.
+    """
+    right = pl.DataFrame({"key": qrels.pair_keys, "qrow": np.arange(len(qrels), dtype=np.int64)})
+    matched_rows = (
+        pl.DataFrame({"key": run.pair_keys})
+        .with_row_index("row")
+        .join(right, on="key", how="inner")
     )
-    left = pl.DataFrame({"key": _pair_keys(run["docid"], qidx)})
-    qrow = left.join(right, on="key", how="left", maintain_order="left")["qrow"]
-    if len(qrow) != run.height:  # a repeated key in the judgments: hash collision, be exact
-        return _join_grades_exact(run, qidx, qrels, qrels_qidx)
-    matched = qrow.is_not_null().to_numpy()
-    rows = qrow.to_numpy()[matched].astype(np.int64) if matched.any() else np.empty(0, np.int64)
-    same_query = qrels_qidx[rows] == qidx[matched]
-    same_doc = (run["docid"].filter(pl.Series(matched)) == qrels["docid"].gather(rows)).to_numpy()
-    if not (same_query.all() and same_doc.all()):
-        return _join_grades_exact(run, qidx, qrels, qrels_qidx)
-    grade = np.zeros(run.height, dtype=np.int64)
-    grade[matched] = qrels["grade"].to_numpy()[rows]
-    return _negative_as_unjudged(grade, matched)
+    if matched_rows["row"].n_unique() != matched_rows.height:  # two judgments share a hash
+        return _join_grades_exact(run, qrels, run_qidx, qrels_qidx)
+    rows = matched_rows["row"].to_numpy().astype(np.int64)
+    qrows = matched_rows["qrow"].to_numpy()
+    same_doc = (run.frame["docid"].gather(rows) == qrels.frame["docid"].gather(qrows)).all()
+    if not (same_doc and (run_qidx[rows] == qrels_qidx[qrows]).all()):
+        return _join_grades_exact(run, qrels, run_qidx, qrels_qidx)
+    return _scatter_grades(len(run), rows, qrels.frame["grade"].to_numpy()[qrows])
 
 
 def _join_grades_exact(
-    run: pl.DataFrame, qidx: np.ndarray, qrels: pl.DataFrame, qrels_qidx: np.ndarray
+    run: Run, qrels: Qrels, run_qidx: np.ndarray, qrels_qidx: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    left = pl.DataFrame({"qidx": qidx, "docid": run["docid"]})
-    right = pl.DataFrame({"qidx": qrels_qidx, "docid": qrels["docid"], "grade": qrels["grade"]})
-    grade = left.join(right, on=["qidx", "docid"], how="left", maintain_order="left")["grade"]
-    judged = grade.is_not_null().to_numpy()
-    return _negative_as_unjudged(grade.fill_null(0).to_numpy().astype(np.int64), judged)
+    left = pl.DataFrame({"qidx": run_qidx, "docid": run.frame["docid"]}).with_row_index("row")
+    right = pl.DataFrame({"qidx": qrels_qidx, "docid": qrels.frame["docid"], "grade": qrels.frame["grade"]})
+    matched = left.join(right, on=["qidx", "docid"], how="inner")
+    return _scatter_grades(len(run), matched["row"].to_numpy().astype(np.int64), matched["grade"].to_numpy())
 
 
-def _negative_as_unjudged(grade: np.ndarray, judged: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """trec_eval's rule: a negative grade marks a pooled but unjudged document, never relevant or non-relevant."""
-    negative = grade < 0
-    if negative.any():
-        grade = np.where(negative, 0, grade)
-        judged = judged & ~negative
+def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row grade and judged flag; a negative grade (pooled, not judged) stays unjudged with grade 0."""
+    grade = np.zeros(n, dtype=np.int32)
+    judged = np.zeros(n, dtype=bool)
+    judged_rows = grades >= 0
+    grade[rows[judged_rows]] = grades[judged_rows]
+    judged[rows[judged_rows]] = True
     return grade, judged
 
 
-def _rank_order(frame: pl.DataFrame, qidx: np.ndarray, score: np.ndarray, ties: str) -> np.ndarray | None:
-    """The permutation that puts rows in rank order, or ``None`` when they already are."""
+def _rank_order(
+    docids: pl.Series, rows: np.ndarray | None, qidx: np.ndarray, score: np.ndarray, ties: str
+) -> np.ndarray | None:
+    """The permutation (of the selected ``rows``) that puts them in rank order, or ``None`` when they already are.
+
+    Runs are usually written query by query in score order, so the common
+    case costs a linear check; when only tied groups are out of docid order,
+    only the tied rows are re-sorted.
+    """
     n = len(qidx)
     if n < 2:
         return None
+
+    def docid(at: np.ndarray) -> pl.Series:
+        return docids.gather(at if rows is None else rows[at])
+
     same = qidx[1:] == qidx[:-1]
     tie = same & (score[1:] == score[:-1])
-    ordered = ~same | (score[1:] > score[:-1]) | tie
+    if not (~same | (score[:-1] >= score[1:])).all() or _split_queries(qidx):
+        return _full_sort(docid, qidx, score, ties)
+    order = None
     if ties != "input" and tie.any():
         at = np.flatnonzero(tie)
-        docids = frame["docid"]
-        ordered[at] = (docids.gather(at) > docids.gather(at + 1)).to_numpy()
-    if ordered.all():
-        blocks = _block_order(qidx)
-        if blocks is not False:
-            return blocks
+        if not (docid(at) > docid(at + 1)).all():
+            order = _sort_tied(docid, tie, n)
+    blocks = _block_order(qidx)
+    if blocks is None:
+        return order
+    return blocks if order is None else order[blocks]
+
+
+def _split_queries(qidx: np.ndarray) -> bool:
+    """True when some query's rows are not contiguous."""
+    starts = np.flatnonzero(np.concatenate(([True], qidx[1:] != qidx[:-1])))
+    return len(np.unique(qidx[starts])) != len(starts)
+
+
+def _full_sort(docid, qidx: np.ndarray, score: np.ndarray, ties: str) -> np.ndarray:
+    n = len(qidx)
     by = pl.DataFrame({"qidx": qidx, "score": score, "row": np.arange(n, dtype=np.int64)})
     if ties == "input":
         ranked = by.sort(["qidx", "score", "row"], descending=[False, True, False])
     else:
-        by = by.with_columns(frame["docid"])
+        by = by.with_columns(docid(np.arange(n)).alias("docid"))
         ranked = by.sort(["qidx", "score", "docid"], descending=[False, True, True])
     return ranked["row"].to_numpy()
 
 
-def _block_order(qidx: np.ndarray) -> np.ndarray | None | bool:
-    """Rows already ranked within queries: the permutation putting query blocks in qidx order.
+def _sort_tied(docid, tie: np.ndarray, n: int) -> np.ndarray:
+    """Identity order except inside tied groups, which are re-sorted by docid descending."""
+    first = np.flatnonzero(tie)  # each tied pair (i, i+1)
+    members = np.union1d(first, first + 1)
+    opens = np.ones(len(members), dtype=bool)  # a member opens a group unless tied to the row before it
+    opens[1:] = ~np.isin(members[1:] - 1, first, assume_unique=True)
+    group = np.cumsum(opens)
+    ranked = pl.DataFrame({"group": group, "row": members, "docid": docid(members)}).sort(
+        ["group", "docid"], descending=[False, True]
+    )
+    order = np.arange(n, dtype=np.int64)
+    order[members] = ranked["row"].to_numpy()
+    return order
 
-    ``None`` when the blocks are already in order, ``False`` when a query's
-    rows are split over several blocks (only a full sort can rank them).
-    """
+
+def _block_order(qidx: np.ndarray) -> np.ndarray | None:
+    """The permutation putting contiguous query blocks in qidx order (``None`` when they already are)."""
     n = len(qidx)
     starts = np.flatnonzero(np.concatenate(([True], qidx[1:] != qidx[:-1])))
     block_q = qidx[starts]
-    if len(np.unique(block_q)) != len(block_q):
-        return False
     if (block_q[1:] > block_q[:-1]).all():
         return None
     by_query = np.argsort(block_q)
     lengths = np.diff(np.append(starts, n))[by_query]
-    shift = starts[by_query] - np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    shift = starts[by_query] - _starts(lengths)
     return np.repeat(shift, lengths) + np.arange(n)

@@ -102,3 +102,28 @@ def test_gzip_error_is_located_too(tmp_path):
     path.write_bytes(gzip.compress((GOOD_RUN + "q1 Q0 d3\n").encode()))
     with pytest.raises(InputError, match=r"bad.run.gz:3: expected 6 columns, found 3"):
         read_run(path)
+
+
+def test_run_fields_after_the_tag_are_ignored_like_trec_eval(tmp_path):
+    run = read_run(write(tmp_path, "x.run", "q1 Q0 d1 1 2.5 tag and a comment\nq1 Q0 d2 2 1.5 tag\n"))
+    assert run.frame.rows() == [("q1", "d1", 2.5), ("q1", "d2", 1.5)]
+    assert run.name == "tag"
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_qrels_line_with_an_extra_field_is_an_error(tmp_path, sep):
+    body = sep.join(["q1", "0", "d1", "1"]) + "\n" + sep.join(["q1", "0", "d2", "0", "x"]) + "\n"
+    with pytest.raises(InputError, match=r"qrels:2: expected 4 columns, found 5"):
+        read_qrels(write(tmp_path, "qrels", body))
+
+
+def test_run_line_missing_its_tag_is_an_error_in_a_large_file(tmp_path):
+    lines = [f"q{i // 100} Q0 d{i} {i % 100 + 1} {1000 - i % 100} t\n" for i in range(5000)]
+    lines[4321] = "q43 Q0 d4321 22 979\n"
+    with pytest.raises(InputError, match=r"big.run:4322: expected 6 columns, found 5"):
+        read_run(write(tmp_path, "big.run", "".join(lines)))
+
+
+def test_tab_separated_qrels_with_spaces_inside_a_field_go_to_the_strict_reader(tmp_path):
+    with pytest.raises(InputError, match=r"qrels:1: expected 4 columns, found 5"):
+        read_qrels(write(tmp_path, "qrels", "q1\t0\td 1\t1\n"))

@@ -92,3 +92,12 @@ def test_fractional_gain_map_is_exact():
     assert judged.evaluate({"q": {"a": 1.0}}, {"q": {"a": 1, "z": 0}}, ["nDCG(gain={1:0.5})"]).value(
         "nDCG(gain={1:0.5})"
     ) == 1.0
+
+
+def test_last_judged_query_missing_from_the_run():
+    # Regression: the last query in qid order has an empty ranking; rank-based kernels must not index past the end.
+    run = {"a": {"d1": 1.0, "d2": 0.5}}
+    qrels = {"a": {"d2": 1}, "z": {"d9": 1}}
+    r = judged.evaluate(run, qrels, ["AP", "Bpref", "RR", "Rprec"], missing="zero")
+    assert r.value("AP", "a") == 0.5 and r.value("AP", "z") == 0.0
+    assert r.value("RR") == 0.25

@@ -6,13 +6,17 @@ handles the common single-space or single-tab layout; anything it cannot take
 accepts any whitespace and, on bad input, names the file, line, offending
 text and what was expected. Lines starting with ``#`` are comments, as in
 trec_eval 10 (a ``#`` inside a docid is data). gzip is detected by its magic
-bytes. The rank and iteration columns are ignored, as trec_eval ignores them.
+bytes. The rank and iteration columns are ignored, as trec_eval ignores them,
+and so are fields after a run's tag (trec_eval allows them); a qrels line has
+exactly four fields.
 """
 
 from __future__ import annotations
 
 import gzip
+import hashlib
 import math
+import zlib
 from pathlib import Path
 
 import polars as pl
@@ -28,27 +32,28 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
     """Read a TREC run file; the run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name."""
     path = str(path)
-    source = Source.of_file(path, "trec")
-    frame, tag = _fast_run(path)
+    source, frame = _fast(path, _RUN_COLUMNS, {"score": pl.Float64}, ("qid", "docid", "score"), exact=False)
+    tag = _run_tag(path)
     if frame is not None:
+        run = Run(frame, name or tag or Path(path).name, source)
         try:
-            check_run(frame)
+            check_run(run)
+            return run
         except RowProblem:
-            frame = None
-    if frame is None:
-        frame, tag, lines = _strict(path, _RUN_COLUMNS, _run_row)
-        try:
-            check_run(frame)
-        except RowProblem as problem:
-            raise _located(problem, path, lines[problem.row]) from None
-    return Run(frame, name or tag or Path(path).name, source)
+            pass
+    frame, tag, lines = _strict(path, _RUN_COLUMNS, _run_row)
+    run = Run(frame, name or tag or Path(path).name, source)
+    try:
+        check_run(run)
+    except RowProblem as problem:
+        raise _located(problem, path, lines[problem.row]) from None
+    return run
 
 
 def read_trec_qrels(path: str | Path, name: str | None = None) -> Qrels:
     """Read a TREC qrels file; exact repeats collapse, conflicting grades are an error."""
     path = str(path)
-    source = Source.of_file(path, "trec")
-    frame, _ = _fast(path, _QRELS_COLUMNS, {"grade": pl.Int64}, ("qid", "docid", "grade"))
+    source, frame = _fast(path, _QRELS_COLUMNS, {"grade": pl.Int64}, ("qid", "docid", "grade"), exact=True)
     lines = None
     if frame is None:
         frame, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
@@ -71,25 +76,31 @@ def _located(problem: RowProblem, path: str, line: int) -> InputError:
     return problem.at(path, line)
 
 
-def _fast_run(path: str) -> tuple[pl.DataFrame | None, str | None]:
-    frame, tags = _fast(path, _RUN_COLUMNS, {"score": pl.Float64}, ("qid", "docid", "score", "tag"))
-    if frame is None:
-        return None, None
-    tag = tags[0] if tags else None
-    return frame.drop("tag"), tag
+def _run_tag(path: str) -> str | None:
+    """The run tag as trec_eval reports it: the last field of the last data line."""
+    last = _last_data_line(path)
+    fields = last.split() if last else []
+    return fields[5] if len(fields) >= len(_RUN_COLUMNS) else None
 
 
 def _fast(
-    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...]
-) -> tuple[pl.DataFrame | None, list[str]]:
-    """Columnar parse of a well-formed file, or ``None`` when the strict parser must decide."""
+    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...], exact: bool
+) -> tuple[Source, pl.DataFrame | None]:
+    """The file's :class:`Source`, and a columnar parse when the file is well formed (else ``None``).
+
+    Only ``keep`` and the last column are parsed, so a short line leaves the
+    last column null. When ``exact`` (qrels), no line may be long either: as
+    none is short, the count of separator bytes (taken while hashing) equals
+    (columns - 1) x rows exactly when every line has the right width. Runs
+    may carry extra trailing fields, which trec_eval ignores too. Blank,
+    ragged or undecodable lines send the file to the strict parser, which decides.
+    """
     head = _first_data_line(path)
-    if head is None:
-        return None, []
-    separator = _separator(head, len(columns))
+    separator = _separator(head, len(columns)) if head is not None else None
+    source, counts = _digest(path, separator if exact else None)
     if separator is None:
-        return None, []
-    schema = {c: types.get(c, pl.String) for c in columns}
+        return source, None
+    wanted = sorted({columns.index(c) for c in keep} | {len(columns) - 1})
     try:
         frame = pl.read_csv(
             path,
@@ -97,17 +108,34 @@ def _fast(
             has_header=False,
             quote_char=None,
             comment_prefix="#",
-            schema=schema,
-        ).select(keep)
+            schema={c: types.get(c, pl.String) for c in columns},
+            columns=wanted,
+        )
     except (pl.exceptions.PolarsError, OSError, ValueError):
-        return None, []
-    blank = frame["qid"].is_null()
-    if blank.any():
-        frame = frame.filter(~blank)
-    if frame.height == 0 or frame.null_count().sum_horizontal().item() > 0:
-        return None, []
-    last_tag = [frame["tag"][-1]] if "tag" in frame.columns else []
-    return frame, last_tag
+        return source, None
+    well_formed = (
+        frame.height > 0
+        and frame.null_count().sum_horizontal().item() == 0
+        and (not exact or counts[separator] == (len(columns) - 1) * frame.height)
+        and (not exact or separator == " " or counts[" "] == 0)
+    )
+    return source, frame.select(keep) if well_formed else None
+
+
+def _digest(path: str, separator: str | None) -> tuple[Source, dict[str, int]]:
+    """sha256 of the file's bytes and, in the same pass, counts of separator bytes in its (decompressed) text."""
+    digest = hashlib.sha256()
+    counts = {" ": 0, "\t": 0}
+    wanted = [c for c in counts if separator is not None and (c == separator or separator == "\t")]
+    with open(path, "rb") as handle:
+        inflate = zlib.decompressobj(wbits=47) if handle.read(2) == _GZIP_MAGIC else None
+        handle.seek(0)
+        while chunk := handle.read(1 << 22):
+            digest.update(chunk)
+            text = inflate.decompress(chunk) if inflate else chunk
+            for c in wanted:
+                counts[c] += text.count(c.encode())
+    return Source(path, "trec", digest.hexdigest()), counts
 
 
 def _first_data_line(path: str) -> str | None:
@@ -122,10 +150,30 @@ def _first_data_line(path: str) -> str | None:
     return None
 
 
+def _last_data_line(path: str) -> str | None:
+    """The last non-comment line, read from the end of the file (streamed for gzip)."""
+    with open(path, "rb") as probe:
+        gzipped = probe.read(2) == _GZIP_MAGIC
+        if not gzipped:
+            probe.seek(0, 2)
+            size = probe.tell()
+            probe.seek(max(0, size - 65536))
+            tail = probe.read().splitlines()
+    if gzipped:
+        with gzip.open(path, "rb") as handle:
+            tail = handle.read().splitlines()[-1024:]
+    for raw in reversed(tail):
+        line = raw.decode("utf-8", "replace").strip()
+        if line and not line.startswith("#"):
+            return line
+    return None
+
+
 def _separator(line: str, width: int) -> str | None:
+    """The single byte separating fields on ``line``, if it splits into ``width`` non-empty fields (or more, for runs)."""
     for sep in (" ", "\t"):
         fields = line.split(sep)
-        if len(fields) == width and all(fields):
+        if len(fields) >= width and all(fields[:width]):
             return sep
     return None
 
@@ -157,7 +205,7 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                 fields = text.split()
                 if not fields or text.startswith("#"):
                     continue
-                if len(fields) != len(columns):
+                if len(fields) < len(columns) or (len(fields) > len(columns) and columns is _QRELS_COLUMNS):
                     raise InputError(
                         f"expected {len(columns)} columns, found {len(fields)}",
                         path=path,
@@ -167,7 +215,7 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                     )
                 rows.append(convert(fields, path, number, text))
                 lines.append(number)
-                if len(fields) == 6:
+                if columns is _RUN_COLUMNS:
                     tag = fields[5]
     except (EOFError, OSError, gzip.BadGzipFile) as err:
         raise InputError(f"cannot read file: {err}", path=path) from None

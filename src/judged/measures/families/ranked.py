@@ -19,8 +19,11 @@ _ORDERED = ("trec", "input")
 def _running_count(top: Top, flags: np.ndarray) -> np.ndarray:
     """For each selected row, how many flagged rows of its query are at or above it."""
     total = np.cumsum(flags, dtype=np.int64)
-    before_segment = np.repeat(total[top.starts] - flags[top.starts], top.counts) if len(flags) else total
-    return total - before_segment
+    before = np.zeros(len(top.counts), dtype=np.int64)
+    nonempty = top.counts > 0
+    first = top.starts[nonempty]
+    before[nonempty] = total[first] - flags[first]
+    return total - np.repeat(before, top.counts)
 
 
 @family(
