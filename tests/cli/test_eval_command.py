@@ -153,3 +153,15 @@ def test_every_command_has_help():
         result = run_cli(command, "--help")
         assert result.exit_code == 0 and "Usage:" in result.output
         assert main.commands[command].help
+
+
+def test_tsv_values_read_back_to_the_same_floats(files):
+    import judged
+    from judged.render import render_tsv
+
+    result = judged.evaluate(files["runs"][2], files["qrels"], ["nDCG(gain=exp)@10", "AP"])
+    lines = render_tsv([result]).splitlines()[1:]
+    for line in lines:
+        run, qid, measure, value = line.split("\t")
+        assert float(value) == result.value(measure, None if qid == "all" else qid)
+    assert len(lines) == 2 * 15 + 2

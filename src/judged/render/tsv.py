@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
+import polars as pl
 
 from judged.result import Result
 
@@ -12,15 +12,20 @@ HEADER = "run\tqid\tmeasure\tvalue\n"
 
 
 def render_tsv(results: Sequence[Result], per_query: bool = True) -> str:
-    """TSV with a header; values printed with full precision (``repr`` of the float)."""
-    out = [HEADER]
+    """TSV with a header; values at full precision (the shortest text that reads back to the same float)."""
+    frames = []
     for result in results:
         if per_query:
-            for m in result.measures:
-                values = result.values[m]
-                for qid, value in zip(result.qids, values):
-                    if not np.isnan(value):
-                        out.append(f"{result.run}\t{qid}\t{m}\t{float(value)!r}\n")
-        for m in result.measures:
-            out.append(f"{result.run}\tall\t{m}\t{result.aggregate[m]!r}\n")
-    return "".join(out)
+            frames.append(result.per_query())
+        frames.append(
+            pl.DataFrame(
+                {
+                    "run": result.run,
+                    "qid": "all",
+                    "measure": [str(m) for m in result.measures],
+                    "value": [result.aggregate[m] for m in result.measures],
+                },
+                schema={"run": pl.String, "qid": pl.String, "measure": pl.String, "value": pl.Float64},
+            )
+        )
+    return pl.concat(frames).write_csv(separator="\t", quote_style="never")
