@@ -25,7 +25,8 @@ from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import Measure
 from judged.result import MeasureCounts, Result
-from judged.view import RankedView, build_view
+from judged.ranking import build_view
+from judged.view import RankedView
 
 MISSING_POLICIES = ("skip", "zero")
 
@@ -65,22 +66,25 @@ def evaluate(
         if key not in views:
             views[key] = build_view(run, qrels, key, depth)
     base = next(iter(views.values()))
-    if base.missing.all():
+    if not (~base.missing & ~base.run_only).any():
         raise NoJudgedQueriesError(
             f"run {run.name!r} shares no query with the judgments {qrels.name!r} "
-            f"({run.num_queries} run queries, {base.num_queries} judged queries)",
+            f"({run.num_queries} run queries, {qrels.num_queries} judged queries)",
             path=run.source.path if run.source else run.name,
             expected="query ids that also appear in the judgments",
         )
 
+    judged_queries = np.flatnonzero(~base.run_only)
+    reported = judged_queries[np.argsort(np.array(base.qids, dtype=object)[judged_queries], kind="stable")]
     values, aggregate, counts = {}, {}, {}
     for m in measures:
         view = views["input" if m.ties == "input" else "trec"]
-        raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)
-        values[m], counts[m] = _apply_policies(raw, view.missing, m, missing)
+        raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)[reported]
+        values[m], counts[m] = _apply_policies(raw, view.missing[reported], m, missing)
         aggregate[m] = _aggregate(values[m], m)
+    qids = tuple(base.qids[i] for i in reported)
     provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
-    return Result(run.name, tuple(measures), tuple(base.qids), values, aggregate, counts, provenance)
+    return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
 
 
 def _unique(measures: Iterable[Measure]) -> list[Measure]:
@@ -127,9 +131,11 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
     from judged import __version__
 
     unjudged_at = {}
+    scored = ~view.run_only
     for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
         top = view.top(cutoff)
-        unjudged_at[str(cutoff)] = int(top.counts.sum() - top.sum(top.take(view.judged)).sum())
+        unjudged = top.counts - top.sum(top.take(view.judged))
+        unjudged_at[str(cutoff)] = int(unjudged[scored].sum())
     return {
         "judged_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -143,12 +149,12 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
         "run": _input_record(run),
         "qrels": {**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
         "queries": {
-            "judged": view.num_queries,
+            "judged": int(scored.sum()),
             "in_run": run.num_queries,
-            "evaluated": int((~view.missing).sum()),
+            "evaluated": int((scored & ~view.missing).sum()),
             "missing_from_run": int(view.missing.sum()),
             "missing_policy": missing,
-            "run_only_ignored": view.run_only_queries,
+            "run_only_ignored": int(view.run_only.sum()),
         },
         "per_measure": {
             str(m): {

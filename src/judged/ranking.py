@@ -1,0 +1,172 @@
+"""Build the :class:`~judged.view.RankedView`: join a run to its judgments and rank it, once.
+
+The tie rule lives here and only here:
+
+* ``trec``: score descending, then docid descending by bytes (trec_eval's ``comp_sim_docno``),
+* ``input``: score descending, then input order (a stable sort),
+* ``average``: ranked as ``trec``; measures spread credit over each tied group.
+
+Run files are normally written query by query in descending score. That is
+checked in one linear pass and, when it holds, the rows stay where they are:
+queries keep the run's order (results are sorted by qid afterwards, per query
+rather than per row) and only tied groups whose docids are out of order are
+re-sorted. Anything else gets a full sort by (query, score, docid).
+
+Grades are attached through the 64-bit (qid, docid) hashes of both inputs;
+every match is verified by comparing the strings, so the join is exact (a
+collision falls back to a plain string join).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from judged.inputs import Qrels, Run
+from judged.view import RankedView, Top
+
+
+def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = None) -> RankedView:
+    """Rank ``run`` against ``qrels`` under the tie rule ``ties``, keeping at most ``depth`` per query."""
+    blocks = run.frame["qid"].rle()
+    block_qids = blocks.struct.field("value")
+    block_lengths = blocks.struct.field("len").to_numpy().astype(np.int64)
+    grouped = block_qids.n_unique() == len(block_qids)
+    run_qids = block_qids if grouped else block_qids.unique(maintain_order=True)
+    judged_qids = qrels.frame["qid"].unique()
+    qrels_only = judged_qids.filter(~judged_qids.is_in(run_qids.implode())).sort()
+    universe = pl.concat([run_qids, qrels_only])
+    lookup = pl.DataFrame({"qid": universe, "qidx": np.arange(len(universe), dtype=np.int32)})
+
+    grade, judged = _join_grades(run, qrels)
+    score = run.frame["score"].to_numpy()
+    counts = np.zeros(len(universe), dtype=np.int64)
+    ranked = grouped and _rank_in_place(run.frame["docid"], block_lengths, score, grade, judged, ties)
+    if ranked:
+        counts[: len(block_lengths)] = block_lengths
+    else:
+        run_qidx = _query_index(run.frame["qid"], lookup)
+        order = _full_sort(run.frame["docid"], run_qidx, score, ties)
+        score, grade, judged = score[order], grade[order], judged[order]
+        counts[: len(run_qids)] = np.bincount(run_qidx, minlength=len(run_qids))
+    if depth is not None and (counts > depth).any():
+        keep = Top(_offsets(counts), np.minimum(counts, depth)).rows
+        score, grade, judged = score[keep], grade[keep], judged[keep]
+        counts = np.minimum(counts, depth)
+
+    qgrade = qrels.frame["grade"].to_numpy()
+    graded = qgrade >= 0
+    ideal_qidx = _query_index(qrels.frame["qid"], lookup)[graded]
+    qgrade = qgrade[graded]
+    ideal_order = np.lexsort((-qgrade, ideal_qidx))
+    missing = np.zeros(len(universe), dtype=bool)
+    missing[len(run_qids) :] = True
+    return RankedView(
+        qids=universe.to_list(),
+        missing=missing,
+        run_only=~universe.is_in(judged_qids.implode()).to_numpy(),
+        offsets=_offsets(counts),
+        grade=grade,
+        judged=judged,
+        score=score,
+        ideal_offsets=_offsets(np.bincount(ideal_qidx, minlength=len(universe))),
+        ideal_grade=qgrade[ideal_order].astype(np.int32),
+        ties=ties,
+    )
+
+
+def _offsets(counts: np.ndarray) -> np.ndarray:
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+
+def _query_index(column: pl.Series, lookup: pl.DataFrame) -> np.ndarray:
+    """Index of each row's qid in ``lookup`` (-1 when absent), via the runs of equal qids."""
+    blocks = column.rle()
+    lengths = blocks.struct.field("len").to_numpy()
+    codes = (
+        pl.DataFrame({"qid": blocks.struct.field("value")})
+        .join(lookup, on="qid", how="left", maintain_order="left")["qidx"]
+        .fill_null(-1)
+        .to_numpy()
+        .astype(np.int32)
+    )
+    return np.repeat(codes, lengths)
+
+
+def _join_grades(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Grade and judged flag of each run row, matched exactly on (qid, docid)."""
+    right = pl.DataFrame({"key": qrels.pair_keys, "qrow": np.arange(len(qrels), dtype=np.int64)})
+    matched = pl.DataFrame({"key": run.pair_keys}).with_row_index("row").join(right, on="key", how="inner")
+    rows = matched["row"].to_numpy().astype(np.int64)
+    qrows = matched["qrow"].to_numpy()
+    verified = len(np.unique(rows)) == len(rows) and all(
+        (run.frame[column].gather(rows) == qrels.frame[column].gather(qrows)).all()
+        for column in ("docid", "qid")
+    )
+    if not verified:
+        exact = (
+            run.frame.select("qid", "docid")
+            .with_row_index("row")
+            .join(qrels.frame.with_row_index("qrow").select("qid", "docid", "qrow"), on=["qid", "docid"])
+        )
+        rows, qrows = exact["row"].to_numpy().astype(np.int64), exact["qrow"].to_numpy()
+    return _scatter_grades(len(run), rows, qrels.frame["grade"].to_numpy()[qrows])
+
+
+def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-row grade and judged flag; a negative grade (pooled, not judged) stays unjudged with grade 0."""
+    grade = np.zeros(n, dtype=np.int32)
+    judged = np.zeros(n, dtype=bool)
+    judged_rows = rows[grades >= 0]
+    grade[judged_rows] = grades[grades >= 0]
+    judged[judged_rows] = True
+    return grade, judged
+
+
+def _rank_in_place(
+    docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, judged: np.ndarray, ties: str
+) -> bool:
+    """Rank rows already grouped by query; False when the scores are not in descending order.
+
+    Tied groups out of docid order are re-sorted by permuting ``grade`` and
+    ``judged`` in place (scores inside a tied group are equal by definition).
+    """
+    n = len(score)
+    if n < 2:
+        return True
+    last_of_query = np.cumsum(lengths)[:-1] - 1
+    descending = score[:-1] >= score[1:]
+    descending[last_of_query] = True
+    if not descending.all():
+        return False
+    if ties == "input":
+        return True
+    tie = score[:-1] == score[1:]
+    tie[last_of_query] = False
+    first = np.flatnonzero(tie)
+    if len(first) and not (docids.gather(first) > docids.gather(first + 1)).all():
+        members, order = _tied_order(docids, first)
+        grade[members] = grade[order]
+        judged[members] = judged[order]
+    return True
+
+
+def _tied_order(docids: pl.Series, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in tied groups (``first`` = i for each tied pair i, i+1) and the rows that belong in their places."""
+    members = np.union1d(first, first + 1)
+    opens = np.ones(len(members), dtype=bool)  # a member opens a group unless tied to the row before it
+    opens[1:] = ~np.isin(members[1:] - 1, first, assume_unique=True)
+    ranked = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)}).sort(
+        ["group", "docid"], descending=[False, True]
+    )
+    return members, ranked["row"].to_numpy()
+
+
+def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, ties: str) -> np.ndarray:
+    """The permutation ranking every row: by query, score descending, then the tie rule."""
+    by = pl.DataFrame({"qidx": qidx, "score": score}).with_row_index("row")
+    if ties == "input":
+        ranked = by.sort(["qidx", "score", "row"], descending=[False, True, False])
+    else:
+        ranked = by.with_columns(docid=docids).sort(["qidx", "score", "docid"], descending=[False, True, True])
+    return ranked["row"].to_numpy().astype(np.int64)
