@@ -14,7 +14,6 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import polars as pl
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +30,7 @@ SCORES = st.integers(-8, 8).map(lambda i: i / 4)
 SCALES = (0.25, 0.5, 2.0, 3.0, 10.0)
 GRADES = st.integers(-1, 3)
 
-# Measures in [0, 1] and measures that are only >= 0, by the brief's list.
+# Every convention of the rate-like measures (in [0, 1]) and the counts and DCG (only >= 0).
 UNIT_MEASURES = (
     "nDCG", "nDCG@3", "nDCG@10", "AP", "AP@5", "RR", "RR@3", "P", "P@1", "P@5", "R", "R@5",
     "Success@1", "Success@5", "Rprec", "Bpref", "Judged@5", "Judged",
@@ -133,6 +132,7 @@ def values_of(result: judged.Result) -> dict[str, np.ndarray]:
 
 
 def assert_same_values(a: judged.Result, b: judged.Result) -> None:
+    """Same queries, and every measure's per-query values identical (NaN where either is NaN)."""
     assert a.qids == b.qids
     for (name, x), y in zip(values_of(a).items(), values_of(b).values()):
         assert np.array_equal(x, y, equal_nan=True), f"{name}: {x} != {y}"
@@ -239,32 +239,41 @@ def test_shifting_or_scaling_scores_changes_nothing(collection, shift, scale):
 
 
 def rows(nested: dict[str, dict[str, float]]) -> list[tuple[str, str, float]]:
+    """``(qid, docid, value)`` lines of a run or judgments dict, in its order."""
     return [(q, d, v) for q, docs in nested.items() for d, v in docs.items()]
 
 
-def frame(rows_: list[tuple], value: str) -> pl.DataFrame:
-    qids, docids, values = zip(*rows_) if rows_ else ((), (), ())
-    return pl.DataFrame({"qid": list(qids), "docid": list(docids), value: list(values)})
+def frame(lines: list[tuple], value: str) -> pl.DataFrame:
+    """A polars frame ``qid, docid, <value>`` holding ``lines`` in the order given."""
+    return pl.DataFrame(lines, schema=["qid", "docid", value], orient="row")
 
 
 @settings(max_examples=150, deadline=None)
-@given(collections(), st.randoms(use_true_random=False))
-def test_input_row_order_does_not_matter_under_trec_or_average_ties(collection, random):
-    """Shuffling the rows of the run and the judgments (queries interleaved) leaves ties=trec and ties=average unchanged."""
+@given(collections(), st.data())
+def test_input_row_order_does_not_matter_under_trec_or_average_ties(collection, data):
+    """Under ties=trec and ties=average the order of input lines is irrelevant.
+
+    The run's and the judgments' lines reversed, or shuffled with queries
+    interleaved, give the values of the dicts they came from.
+    """
     run, qrels = collection
     wanted = [m for m in TIE_VARIANTS if "ties=input" not in m]
     baseline = judged.evaluate(run, qrels, wanted)
     run_rows, qrels_rows = rows(run), rows(qrels)
-    random.shuffle(run_rows)
-    random.shuffle(qrels_rows)
-    shuffled = judged.evaluate(frame(run_rows, "score"), frame(qrels_rows, "grade"), wanted)
-    assert_same_values(shuffled, baseline)
+    shuffled_run, shuffled_qrels = data.draw(st.permutations(run_rows)), data.draw(st.permutations(qrels_rows))
+    for run_order, qrels_order in ((run_rows[::-1], qrels_rows[::-1]), (shuffled_run, shuffled_qrels)):
+        result = judged.evaluate(frame(run_order, "score"), frame(qrels_order, "grade"), wanted)
+        assert_same_values(result, baseline)
 
 
 @settings(max_examples=150, deadline=None)
 @given(collections())
 def test_input_order_equals_trec_order_when_the_run_is_written_in_it(collection):
-    """ties=input keeps the run's order inside a tied group: a run written score descending, docid descending gives ties=trec's values."""
+    """ties=input keeps the run's order inside a tied group.
+
+    So a run written score descending, then docid descending, gives exactly
+    ties=trec's values.
+    """
     run, qrels = collection
     in_trec_order = {
         q: dict(sorted(docs.items(), key=lambda item: (item[1], item[0]), reverse=True)) for q, docs in run.items()
@@ -368,7 +377,7 @@ def test_dropping_unjudged_documents_never_lowers_ndcg(collection, ndcg):
 @settings(max_examples=300, deadline=None)
 @given(measures())
 def test_canonical_string_parses_back_to_the_same_measure(measure):
-    """``parse(str(m)) == m`` and the canonical string is a fixed point, for every family and parameter value."""
+    """``parse(str(m)) == m``, and the canonical string is a fixed point, for every family and parameter value."""
     assert parse(str(measure)) == measure
     assert str(parse(str(measure))) == str(measure)
 
@@ -376,7 +385,11 @@ def test_canonical_string_parses_back_to_the_same_measure(measure):
 @settings(max_examples=300, deadline=None)
 @given(measures(), st.data())
 def test_parsing_ignores_parameter_order_quotes_aliases_and_omitted_defaults(measure, data):
-    """The same measure written with its parameters in any order, any quoting, under any alias and with defaults left out parses equal."""
+    """How a measure is written does not change what it parses to.
+
+    Parameters in any order, quoted or not, defaults left out, and the family
+    named by any alias: all parse equal to the measure.
+    """
     params = [(k, v) for k, v in measure.params().items() if v != PARAM_DEFAULTS[k] or data.draw(st.booleans())]
     params = data.draw(st.permutations(params))
     quote = data.draw(st.sampled_from(("", "'", '"')))

@@ -99,7 +99,7 @@ def _join_grades(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     matched = pl.DataFrame({"key": run.pair_keys}).with_row_index("row").join(right, on="key", how="inner")
     rows = matched["row"].to_numpy().astype(np.int64)
     qrows = matched["qrow"].to_numpy()
-    verified = len(np.unique(rows)) == len(rows) and all(
+    verified = matched["row"].n_unique() == len(rows) and all(
         (run.frame[column].gather(rows) == qrels.frame[column].gather(qrows)).all()
         for column in ("docid", "qid")
     )

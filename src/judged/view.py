@@ -135,7 +135,10 @@ class RankedView:
 
     def relevant(self, rel: int) -> np.ndarray:
         """Per row: judged with grade >= ``rel``."""
-        return self.judged & (self.grade >= rel)
+        key = ("relevant", rel)
+        if key not in self._derived:
+            self._derived[key] = self.judged & (self.grade >= rel)
+        return self._derived[key]
 
     def tie_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row, the 0-based ranks [start, stop) of its group of equal scores within the query."""

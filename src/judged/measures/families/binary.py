@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import Measure
 from judged.measures.views import divide, measure_view, tie_weights
@@ -18,11 +19,9 @@ from judged.view import RankedView
 
 def relevant_retrieved(view: RankedView, measure: Measure) -> np.ndarray:
     """Per query: relevant documents in the top k (expected count when ties are averaged)."""
-    relevant = view.relevant(measure.rel)
     if measure.ties == "average":
-        return view.top(None).sum(relevant * tie_weights(view, measure.cutoff))
-    top = view.top(measure.cutoff)
-    return top.sum(top.take(relevant))
+        return view.top(None).sum(view.relevant(measure.rel) * tie_weights(view, measure.cutoff))
+    return relevant_hits(view, measure.rel).within(measure.cutoff).count()
 
 
 @family(

@@ -1,29 +1,21 @@
 """Measures that depend on the exact rank of each relevant document: AP, RR, R-prec, bpref.
 
 They read positions inside tied groups, so they accept ``ties=trec`` or
-``ties=input`` but not ``average``.
+``ties=input`` but not ``average``. Each works on the relevant rows only
+(:class:`~judged.measures.hits.Hits`), not on every retrieved row.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from judged.measures.hits import Hits, relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import Measure
 from judged.measures.views import divide, measure_view
-from judged.view import RankedView, Top
+from judged.view import RankedView
 
 _ORDERED = ("trec", "input")
-
-
-def _running_count(top: Top, flags: np.ndarray) -> np.ndarray:
-    """For each selected row, how many flagged rows of its query are at or above it."""
-    total = np.cumsum(flags, dtype=np.int64)
-    before = np.zeros(len(top.counts), dtype=np.int64)
-    nonempty = top.counts > 0
-    first = top.starts[nonempty]
-    before[nonempty] = total[first] - flags[first]
-    return total - np.repeat(before, top.counts)
 
 
 @family(
@@ -36,10 +28,9 @@ def _running_count(top: Top, flags: np.ndarray) -> np.ndarray:
 )
 def average_precision(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    top = view.top(measure.cutoff)
-    relevant = top.take(view.relevant(measure.rel))
-    precision = _running_count(top, relevant) / (top.positions + 1.0)
-    return divide(top.sum(np.where(relevant, precision, 0.0)), view.num_relevant(measure.rel))
+    hits = relevant_hits(view, measure.rel).within(measure.cutoff)
+    precision = hits.ordinal() / (hits.position + 1.0)
+    return divide(hits.sum(precision), view.num_relevant(measure.rel))
 
 
 @family(
@@ -52,9 +43,8 @@ def average_precision(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def reciprocal_rank(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    top = view.top(measure.cutoff)
-    relevant = top.take(view.relevant(measure.rel))
-    return top.max(np.where(relevant, 1.0 / (top.positions + 1.0), 0.0))
+    first = relevant_hits(view, measure.rel).within(measure.cutoff).first_position()
+    return np.divide(1.0, first + 1.0, out=np.zeros(len(first)), where=first >= 0)
 
 
 @family(
@@ -69,8 +59,7 @@ def reciprocal_rank(view: RankedView, measure: Measure) -> np.ndarray:
 def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     num_relevant = view.num_relevant(measure.rel)
-    top = view.prefix(num_relevant)
-    found = top.sum(top.take(view.relevant(measure.rel)))
+    found = relevant_hits(view, measure.rel).within(num_relevant).count()
     return divide(found, num_relevant)
 
 
@@ -84,14 +73,10 @@ def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
     "n_r judged non-relevant above r, N judged non-relevant",
 )
 def bpref(view: RankedView, measure: Measure) -> np.ndarray:
-    top = view.top(measure.cutoff)
-    judged = top.take(view.judged)
-    relevant = top.take(view.relevant(measure.rel))
-    nonrelevant = judged & ~relevant
-    above = _running_count(top, nonrelevant)
+    relevant = relevant_hits(view, measure.rel).within(measure.cutoff)
+    nonrelevant = Hits.of(view, view.judged & ~view.relevant(measure.rel))
     num_relevant = view.num_relevant(measure.rel)
-    num_nonrelevant = view.num_nonrelevant(measure.rel)
-    bound = np.repeat(np.minimum(num_relevant, num_nonrelevant), top.counts)
-    cap = np.repeat(num_relevant, top.counts)
-    penalty = np.divide(np.minimum(above, cap), bound, out=np.zeros(len(above)), where=bound > 0)
-    return divide(top.sum(np.where(relevant, 1.0 - penalty, 0.0)), num_relevant)
+    bound = np.minimum(num_relevant, view.num_nonrelevant(measure.rel))[relevant.query]
+    above = np.minimum(relevant.preceding(nonrelevant), num_relevant[relevant.query])
+    penalty = np.divide(above, bound, out=np.zeros(len(above)), where=bound > 0)
+    return divide(relevant.sum(1.0 - penalty), num_relevant)

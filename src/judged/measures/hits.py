@@ -1,0 +1,78 @@
+"""Hits: the rows of a ranked view that carry a flag (relevant, judged non-relevant), as sparse positions.
+
+Rank-based measures only need where the relevant documents sit. Working on
+those rows alone (a few per cent of a large run) instead of on every retrieved
+row keeps AP, RR, R-precision and bpref linear in the number of hits.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from judged.view import RankedView
+
+
+@dataclass(frozen=True)
+class Hits:
+    """Flagged rows in rank order: their ``query`` index and 0-based ``position`` within the query."""
+
+    query: np.ndarray
+    position: np.ndarray
+    num_queries: int
+
+    @classmethod
+    def of(cls, view: RankedView, flags: np.ndarray) -> Hits:
+        rows = np.flatnonzero(flags)
+        query = np.searchsorted(view.offsets, rows, side="right") - 1
+        return cls(query, rows - view.offsets[query], view.num_queries)
+
+    def within(self, limit: int | np.ndarray | None) -> Hits:
+        """Hits ranked above ``limit`` (one cutoff, or one per query); all when None."""
+        if limit is None:
+            return self
+        bound = limit if np.isscalar(limit) else np.asarray(limit)[self.query]
+        keep = self.position < bound
+        return Hits(self.query[keep], self.position[keep], self.num_queries)
+
+    def count(self) -> np.ndarray:
+        """Hits per query."""
+        return np.bincount(self.query, minlength=self.num_queries).astype(np.float64)
+
+    def sum(self, values: np.ndarray) -> np.ndarray:
+        """Per-query sum of one value per hit."""
+        return np.bincount(self.query, weights=values, minlength=self.num_queries)
+
+    def ordinal(self) -> np.ndarray:
+        """For each hit, how many hits of its query are at or above it (1 for the first)."""
+        index = np.arange(len(self.query))
+        first = np.searchsorted(self.query, self.query, side="left")
+        return index - first + 1
+
+    def first_position(self) -> np.ndarray:
+        """Per query, the position of its first hit (-1 when none)."""
+        out = np.full(self.num_queries, -1, dtype=np.int64)
+        leading = np.ones(len(self.query), dtype=bool)
+        leading[1:] = self.query[1:] != self.query[:-1]
+        out[self.query[leading]] = self.position[leading]
+        return out
+
+    def preceding(self, other: Hits) -> np.ndarray:
+        """For each hit, how many of ``other``'s hits in the same query are ranked above it."""
+        mine = self.query * _STRIDE + self.position
+        theirs = other.query * _STRIDE + other.position
+        before = np.searchsorted(theirs, mine, side="left")
+        query_start = np.searchsorted(theirs, self.query * _STRIDE, side="left")
+        return before - query_start
+
+
+_STRIDE = np.int64(1) << 32
+
+
+def relevant_hits(view: RankedView, rel: int) -> Hits:
+    """The relevant rows (judged, grade >= ``rel``) of ``view``, computed once per view and threshold."""
+    key = ("relevant_hits", rel)
+    if key not in view._derived:
+        view._derived[key] = Hits.of(view, view.relevant(rel))
+    return view._derived[key]
