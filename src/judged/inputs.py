@@ -5,9 +5,10 @@ Both wrap a polars DataFrame in input order (``qid, docid, score`` or
 :class:`Source`. They are never mutated; readers in :mod:`judged.io` build them.
 
 Judgments have three states: a document listed with grade >= 1 is judged
-relevant (at the default threshold), one listed with grade <= 0 is judged
-non-relevant (negative grades are kept and, as in trec_eval, count as judged
-non-relevant), and one not listed is unjudged.
+relevant (at the default threshold), one listed with grade 0 is judged
+non-relevant, and one not listed is unjudged. Negative grades are kept and,
+as in trec_eval, mark a document that was pooled but not judged: it counts as
+unjudged.
 
 >>> run = Run.from_dict({"q1": {"d1": 2.0, "d2": 1.0}}, name="bm25")
 >>> run.num_queries, len(run)

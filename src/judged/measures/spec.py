@@ -38,11 +38,12 @@ PARAM_ORDER = ("gain", "rel", "ideal", "unjudged", "ties", "norel")
 class Gain:
     """How a grade becomes a gain: ``linear`` (g), ``exp`` (2^g - 1) or an explicit map.
 
-    Grades below 1 always gain 0 under ``linear`` and ``exp`` (a negative grade
-    is a judged non-relevant document). In an explicit map, a grade that is not
-    listed gains its own value when positive and 0 otherwise, which is
-    trec_eval's rule for ``-m ndcg.1=3,2=9``; the map is applied exactly, with
-    no truncation of fractional gains.
+    Grades below 1 gain 0 under ``linear`` and ``exp``. In an explicit map, a
+    grade that is not listed gains its own value when positive and 0
+    otherwise, which is trec_eval's rule for ``-m ndcg.1=3,2=9``; the map is
+    applied exactly, with no truncation of fractional gains. Unjudged
+    documents, and negative grades (pooled but not judged), gain 0 whatever
+    the map says.
 
     >>> Gain.parse("{0:0,1:1,2:3,3:7}").values([0, 1, 2, 3, 5])
     [0.0, 1.0, 3.0, 7.0, 5.0]
@@ -116,7 +117,8 @@ def _parse_gain_map(text: str) -> tuple[tuple[int, float], ...]:
 
 
 def _format_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(float(value))
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
 LINEAR = Gain("linear")

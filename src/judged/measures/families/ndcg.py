@@ -4,8 +4,9 @@ DCG@k = sum over ranks i = 1..k of gain(grade_i) / log2(i + 1);
 nDCG@k = DCG@k / IDCG@k, where IDCG@k is the DCG of every judged document
 of the query sorted by grade and cut at k (``ideal=judged``), never of the
 returned list unless ``ideal=returned`` asks for scikit-learn's convention.
-Unjudged documents gain what grade 0 gains (``unjudged=zero``) or are dropped
-before the cutoff (``unjudged=drop``). With ``gain=exp`` and grades
+Unjudged documents gain 0 (``unjudged=zero``, even when a gain map gives
+judged grade-0 documents a gain, as trec_eval does) or are dropped before the
+cutoff (``unjudged=drop``). With ``gain=exp`` and grades
 [1,3,0,2,0,0,2,0,0,1] against judged {3,2,2,1,1}, nDCG@10 = 7.998 / 11.210
 = 0.713.
 """
@@ -28,9 +29,15 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
     if measure.ties == "average":
         longest = int(view.lengths.max(initial=0))
         weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
-        return view.top(None).sum(gains(view.grade, measure.gain) * weights)
+        return view.top(None).sum(judged_gains(view.grade, view.judged, measure.gain) * weights)
     top = view.top(measure.cutoff)
-    return top.sum(gains(top.take(view.grade), measure.gain) * discounts(top.positions))
+    row_gains = judged_gains(top.take(view.grade), top.take(view.judged), measure.gain)
+    return top.sum(row_gains * discounts(top.positions))
+
+
+def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
+    """Gain of each ranked document: its grade's gain when judged, 0 when unjudged (whatever the map says of grade 0)."""
+    return np.where(judged, gains(grades, gain), 0.0)
 
 
 def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
