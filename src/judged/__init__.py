@@ -6,6 +6,14 @@
 0.6309
 """
 
+import os
+
+# polars' allocator (jemalloc) keeps freed pages for seconds, so parsing a large run
+# would hold far more memory than it needs; purge them after 100 ms on jemalloc's
+# background thread unless the user configured jemalloc (docs/performance.md has
+# the measured trade-off). Only effective when judged is imported before polars.
+os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:0")
+
 from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
 from judged.evaluate import evaluate
 from judged.inputs import Qrels, Run

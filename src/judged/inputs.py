@@ -97,9 +97,10 @@ class Run:
     def __len__(self) -> int:
         return self.frame.height
 
-    @property
+    @cached_property
     def num_queries(self) -> int:
-        return self.frame["qid"].n_unique()
+        """Distinct queries, counted over runs of equal qids (a run is usually grouped by query)."""
+        return self.frame["qid"].rle().struct.field("value").n_unique()
 
     @cached_property
     def pair_keys(self) -> np.ndarray:

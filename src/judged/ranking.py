@@ -145,17 +145,18 @@ def _rank_in_place(
     tie[last_of_query] = False
     first = np.flatnonzero(tie)
     if len(first) and not (docids.gather(first) > docids.gather(first + 1)).all():
-        members, order = _tied_order(docids, first)
+        members, order = _tied_order(docids, tie)
         grade[members] = grade[order]
         judged[members] = judged[order]
     return True
 
 
-def _tied_order(docids: pl.Series, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows in tied groups (``first`` = i for each tied pair i, i+1) and the rows that belong in their places."""
-    members = np.union1d(first, first + 1)
-    opens = np.ones(len(members), dtype=bool)  # a member opens a group unless tied to the row before it
-    opens[1:] = ~np.isin(members[1:] - 1, first, assume_unique=True)
+def _tied_order(docids: pl.Series, tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in tied groups (``tie[i]``: rows i and i+1 tie) and, for each, the row that belongs in its place."""
+    first = np.flatnonzero(tie)
+    members = np.unique(np.concatenate((first, first + 1)))
+    opens = members == 0
+    opens[~opens] = ~tie[members[~opens] - 1]  # a member opens a group unless tied to the row before it
     ranked = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)}).sort(
         ["group", "docid"], descending=[False, True]
     )

@@ -1,6 +1,6 @@
 """TREC run (``qid Q0 docid rank score tag``) and qrels (``qid iter docid grade``) files.
 
-Each file is read twice only when it must be: a fast columnar parse (pyarrow)
+Each file is read twice only when it must be: a fast columnar parse (polars)
 handles the common single-space or single-tab layout; anything it cannot take
 (runs of whitespace, a bad line) is re-read by a strict line parser that
 accepts any whitespace and, on bad input, names the file, line, offending
@@ -16,12 +16,10 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
+import zlib
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.csv as pa_csv
 
 from judged.errors import InputError
 from judged.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
@@ -34,7 +32,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
     """Read a TREC run file; the run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name."""
     path = str(path)
-    source, frame = _fast(path, _RUN_COLUMNS, {"score": pa.float64()}, ("qid", "docid", "score"))
+    source, frame = _fast(path, _RUN_COLUMNS, {"score": pl.Float64}, ("qid", "docid", "score"), exact=False)
     tag = _run_tag(path)
     if frame is not None:
         run = Run(frame, name or tag or Path(path).name, source)
@@ -55,7 +53,7 @@ def read_trec_run(path: str | Path, name: str | None = None) -> Run:
 def read_trec_qrels(path: str | Path, name: str | None = None) -> Qrels:
     """Read a TREC qrels file; exact repeats collapse, conflicting grades are an error."""
     path = str(path)
-    source, frame = _fast(path, _QRELS_COLUMNS, {"grade": pa.int64()}, ("qid", "docid", "grade"))
+    source, frame = _fast(path, _QRELS_COLUMNS, {"grade": pl.Int64}, ("qid", "docid", "grade"), exact=True)
     lines = None
     if frame is None:
         frame, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
@@ -86,66 +84,58 @@ def _run_tag(path: str) -> str | None:
 
 
 def _fast(
-    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...]
+    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...], exact: bool
 ) -> tuple[Source, pl.DataFrame | None]:
     """The file's :class:`Source`, and a columnar parse when the file is well formed (else ``None``).
 
-    pyarrow's multi-threaded CSV reader checks that every line has exactly
-    ``len(columns)`` fields and that every number parses; only ``keep`` is
-    materialised. Anything it rejects (runs of whitespace, comment lines, extra
-    fields after a run's tag, bad values, bad bytes) goes to the strict parser,
-    which accepts what trec_eval accepts and locates what it does not.
+    Only ``keep`` and the last column are parsed, so a short line leaves the
+    last column null. When ``exact`` (qrels), no line may be long either: as
+    none is short, the count of separator bytes (taken while hashing) equals
+    (columns - 1) x rows exactly when every line has the right width. Runs
+    may carry extra trailing fields, which trec_eval ignores too. Blank,
+    ragged or undecodable lines send the file to the strict parser, which decides.
     """
-    source = _digest(path)
     head = _first_data_line(path)
     separator = _separator(head, len(columns)) if head is not None else None
+    source, counts = _digest(path, separator if exact else None)
     if separator is None:
         return source, None
+    wanted = sorted({columns.index(c) for c in keep} | {len(columns) - 1})
     try:
-        table = pa_csv.read_csv(
-            _arrow_stream(path),
-            read_options=pa_csv.ReadOptions(column_names=list(columns)),
-            parse_options=pa_csv.ParseOptions(delimiter=separator, quote_char=False, escape_char=False),
-            convert_options=pa_csv.ConvertOptions(
-                include_columns=list(keep),
-                column_types={c: types.get(c, pa.string()) for c in keep},
-                strings_can_be_null=False,
-                quoted_strings_can_be_null=False,
-            ),
+        frame = pl.read_csv(
+            path,
+            separator=separator,
+            has_header=False,
+            quote_char=None,
+            comment_prefix="#",
+            schema={c: types.get(c, pl.String) for c in columns},
+            columns=wanted,
         )
-    except (pa.ArrowException, OSError):
+    except (pl.exceptions.PolarsError, OSError, ValueError):
         return source, None
-    texts = [c for c in keep if table.schema.field(c).type == pa.string()]
-    suspicious = table.num_rows == 0 or pc.any(pc.starts_with(table["qid"], "#")).as_py()
-    if separator == "\t":
-        suspicious = suspicious or any(pc.any(pc.match_substring(table[c], " ")).as_py() for c in texts)
-    if suspicious:
-        return source, None
-    return source, _to_polars(table, keep)
+    well_formed = (
+        frame.height > 0
+        and frame.null_count().sum_horizontal().item() == 0
+        and (not exact or counts[separator] == (len(columns) - 1) * frame.height)
+        and (not exact or separator == " " or counts[" "] == 0)
+    )
+    return source, frame.select(keep) if well_formed else None
 
 
-def _to_polars(table: pa.Table, keep: tuple[str, ...]) -> pl.DataFrame:
-    """Convert column by column, releasing each Arrow column as soon as it is converted (lower peak memory)."""
-    series = []
-    for name in keep:
-        series.append(pl.Series(name, table.column(name)))
-        table = table.drop_columns([name])
-    return pl.DataFrame(series)
-
-
-def _arrow_stream(path: str):
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == _GZIP_MAGIC
-    return pa.input_stream(path, compression="gzip" if gzipped else None)
-
-
-def _digest(path: str) -> Source:
-    """The file's :class:`Source`: its path and the sha256 of its bytes."""
+def _digest(path: str, separator: str | None) -> tuple[Source, dict[str, int]]:
+    """sha256 of the file's bytes and, in the same pass, counts of separator bytes in its (decompressed) text."""
     digest = hashlib.sha256()
+    counts = {" ": 0, "\t": 0}
+    wanted = [c for c in counts if separator is not None and (c == separator or separator == "\t")]
     with open(path, "rb") as handle:
+        inflate = zlib.decompressobj(wbits=47) if handle.read(2) == _GZIP_MAGIC else None
+        handle.seek(0)
         while chunk := handle.read(1 << 22):
             digest.update(chunk)
-    return Source(path, "trec", digest.hexdigest())
+            text = inflate.decompress(chunk) if inflate else chunk
+            for c in wanted:
+                counts[c] += text.count(c.encode())
+    return Source(path, "trec", digest.hexdigest()), counts
 
 
 def _first_data_line(path: str) -> str | None:
@@ -180,10 +170,10 @@ def _last_data_line(path: str) -> str | None:
 
 
 def _separator(line: str, width: int) -> str | None:
-    """The single byte separating fields on ``line``, if it splits into exactly ``width`` non-empty fields."""
+    """The single byte separating fields on ``line``, if it splits into ``width`` non-empty fields (or more, for runs)."""
     for sep in (" ", "\t"):
         fields = line.split(sep)
-        if len(fields) == width and all(fields):
+        if len(fields) >= width and all(fields[:width]):
             return sep
     return None
 
