@@ -24,7 +24,7 @@ class Top:
     """A prefix of every query's ranking: its first ``counts[q]`` rows, compacted query after query.
 
     Kernels gather per-row values into this compact order (:meth:`take`) and
-    reduce them per query (:meth:`sum`, :meth:`max`); ``positions`` is each
+    reduce them per query (:meth:`sum`); ``positions`` is each
     selected row's 0-based rank.
     """
 
@@ -57,18 +57,11 @@ class Top:
         return values if self.whole else values[self.rows]
 
     def sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-query sums of ``values`` given one per selected row."""
-        return self._reduce(np.add, values)
-
-    def max(self, values: np.ndarray) -> np.ndarray:
-        """Per-query maxima of ``values`` (0 for an empty selection)."""
-        return self._reduce(np.maximum, values)
-
-    def _reduce(self, ufunc, values: np.ndarray) -> np.ndarray:
+        """Per-query sums of ``values`` given one per selected row (in rank order, like trec_eval)."""
         out = np.zeros(len(self.counts), dtype=np.float64)
         nonempty = self.counts > 0
         if nonempty.any():
-            out[nonempty] = ufunc.reduceat(values.astype(np.float64, copy=False), self.starts[nonempty])
+            out[nonempty] = np.add.reduceat(values.astype(np.float64, copy=False), self.starts[nonempty])
         return out
 
 
@@ -115,10 +108,6 @@ class RankedView:
             counts = self.lengths if k is None else np.minimum(self.lengths, k)
             self._derived[key] = Top(self.offsets, counts)
         return self._derived[key]
-
-    def prefix(self, counts: np.ndarray) -> Top:
-        """The first ``counts[q]`` rows of each query (clipped to what was retrieved)."""
-        return Top(self.offsets, np.minimum(self.lengths, counts.astype(np.int64)))
 
     def ideal_top(self, k: int | None) -> Top:
         """The first ``k`` ideal grades of each query (all when ``k`` is None)."""

@@ -17,6 +17,7 @@ import gzip
 import hashlib
 import math
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -97,21 +98,11 @@ def _fast(
     """
     head = _first_data_line(path)
     separator = _separator(head, len(columns)) if head is not None else None
-    source, counts = _digest(path, separator if exact else None)
-    if separator is None:
-        return source, None
-    wanted = sorted({columns.index(c) for c in keep} | {len(columns) - 1})
-    try:
-        frame = pl.read_csv(
-            path,
-            separator=separator,
-            has_header=False,
-            quote_char=None,
-            comment_prefix="#",
-            schema={c: types.get(c, pl.String) for c in columns},
-            columns=wanted,
-        )
-    except (pl.exceptions.PolarsError, OSError, ValueError):
+    with ThreadPoolExecutor(max_workers=1) as pool:  # polars parses on one core: hash on the other
+        digest = pool.submit(_digest, path, separator if exact else None)
+        frame = _parse(path, columns, types, keep, separator) if separator is not None else None
+        source, counts = digest.result()
+    if frame is None:
         return source, None
     well_formed = (
         frame.height > 0
@@ -120,6 +111,24 @@ def _fast(
         and (not exact or separator == " " or counts[" "] == 0)
     )
     return source, frame.select(keep) if well_formed else None
+
+
+def _parse(
+    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...], separator: str
+) -> pl.DataFrame | None:
+    """polars' parse of ``keep`` and the last column, or ``None`` when polars rejects the file."""
+    try:
+        return pl.read_csv(
+            path,
+            separator=separator,
+            has_header=False,
+            quote_char=None,
+            comment_prefix="#",
+            schema={c: types.get(c, pl.String) for c in columns},
+            columns=sorted({columns.index(c) for c in keep} | {len(columns) - 1}),
+        )
+    except (pl.exceptions.PolarsError, OSError, ValueError):
+        return None
 
 
 def _digest(path: str, separator: str | None) -> tuple[Source, dict[str, int]]:

@@ -6,7 +6,7 @@
 """
 
 from judged.measures.parse import parse
-from judged.measures.registry import Family, aliases, all_families, family_of
+from judged.measures.registry import Family, all_families, family_of
 from judged.measures.spec import Gain, Measure
 
-__all__ = ["Family", "Gain", "Measure", "aliases", "all_families", "family_of", "parse"]
+__all__ = ["Family", "Gain", "Measure", "all_families", "family_of", "parse"]

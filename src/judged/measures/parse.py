@@ -91,28 +91,31 @@ def _split_params(body: str, text: str) -> dict[str, str]:
     return params
 
 
-def _choice(key: str, value: str, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise MeasureError(f"{key} must be one of {'|'.join(allowed)}. Got {value!r} instead.")
-    return value
+def _choice(allowed: tuple[str, ...]):
+    def convert(key: str, value: str, text: str) -> str:
+        if value not in allowed:
+            raise MeasureError(f"{key} must be one of {'|'.join(allowed)}. Got {value!r} instead.")
+        return value
+
+    return convert
+
+
+def _grade(key: str, value: str, text: str) -> int:
+    try:
+        return int(value)
+    except ValueError:
+        raise MeasureError(f"{key} must be an integer grade. Got {value!r} in {text!r}.") from None
+
+
+_CONVERTERS = {
+    "gain": lambda key, value, text: Gain.parse(value),
+    "rel": _grade,
+    "ideal": _choice(IDEALS),
+    "unjudged": _choice(UNJUDGED),
+    "ties": _choice(TIES),
+    "norel": _choice(NORELS),
+}
 
 
 def _convert(params: dict[str, str], text: str) -> dict[str, object]:
-    out: dict[str, object] = {}
-    for key, value in params.items():
-        if key == "gain":
-            out[key] = Gain.parse(value)
-        elif key == "rel":
-            try:
-                out[key] = int(value)
-            except ValueError:
-                raise MeasureError(f"rel must be an integer grade. Got {value!r} in {text!r}.") from None
-        elif key == "ideal":
-            out[key] = _choice(key, value, IDEALS)
-        elif key == "unjudged":
-            out[key] = _choice(key, value, UNJUDGED)
-        elif key == "ties":
-            out[key] = _choice(key, value, TIES)
-        elif key == "norel":
-            out[key] = _choice(key, value, NORELS)
-    return out
+    return {key: _CONVERTERS[key](key, value, text) for key, value in params.items()}

@@ -137,11 +137,6 @@ def all_families() -> list[Family]:
     return list(_FAMILIES.values())
 
 
-def aliases() -> dict[str, str]:
-    """Alias -> family name."""
-    _load()
-    return dict(_ALIASES)
-
 
 def family_of(name: str) -> Family:
     """The family called ``name`` (or one of its aliases), with a suggestion when unknown."""
@@ -157,10 +152,6 @@ def family_of(name: str) -> Family:
     hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
     raise MeasureError(f"unknown measure {name!r}.{hint} `judged measures` lists them all.")
 
-
-def canonical_name(name: str) -> str:
-    """The family name that ``name`` (possibly an alias) refers to."""
-    return family_of(name).name
 
 
 def _load() -> None:

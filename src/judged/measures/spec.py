@@ -45,7 +45,8 @@ class Gain:
     documents, and negative grades (pooled but not judged), gain 0 whatever
     the map says.
 
-    >>> Gain.parse("{0:0,1:1,2:3,3:7}").values([0, 1, 2, 3, 5])
+    >>> from judged.measures.gains import gains
+    >>> gains([0, 1, 2, 3, 5], Gain.parse("{0:0,1:1,2:3,3:7}")).tolist()
     [0.0, 1.0, 3.0, 7.0, 5.0]
     >>> str(Gain.parse("{ 3: 10, 1 :1}"))
     '{1:1,3:10}'
@@ -71,20 +72,6 @@ class Gain:
         if self.kind != "map":
             return self.kind
         return "{" + ",".join(f"{g}:{_format_number(v)}" for g, v in self.mapping) + "}"
-
-    def values(self, grades) -> list[float]:
-        """The gain of each grade in ``grades`` (a convenience for docs and tests)."""
-        return [self.of(int(g)) for g in grades]
-
-    def of(self, grade: int) -> float:
-        """The gain of one grade."""
-        if self.kind == "map":
-            explicit = dict(self.mapping)
-            if grade in explicit:
-                return explicit[grade]
-        if grade <= 0:
-            return 0.0
-        return float(2**grade - 1) if self.kind == "exp" else float(grade)
 
 
 def _parse_gain_map(text: str) -> tuple[tuple[int, float], ...]:
