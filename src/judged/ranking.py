@@ -153,8 +153,10 @@ def _rank_in_place(
 
 def _tied_order(docids: pl.Series, tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Rows in tied groups (``tie[i]``: rows i and i+1 tie) and, for each, the row that belongs in its place."""
-    first = np.flatnonzero(tie)
-    members = np.unique(np.concatenate((first, first + 1)))
+    in_group = np.zeros(len(tie) + 1, dtype=bool)
+    in_group[:-1] = tie
+    in_group[1:] |= tie
+    members = np.flatnonzero(in_group)
     opens = members == 0
     opens[~opens] = ~tie[members[~opens] - 1]  # a member opens a group unless tied to the row before it
     ranked = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)}).sort(
