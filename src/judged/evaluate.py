@@ -62,7 +62,7 @@ def evaluate(
 
     views: dict[str, RankedView] = {}
     for m in measures:
-        key = "input" if m.ties == "input" else "trec"
+        key = view_key(m)
         if key not in views:
             views[key] = build_view(run, qrels, key, depth)
     base = next(iter(views.values()))
@@ -78,13 +78,18 @@ def evaluate(
     reported = judged_queries[np.argsort(np.array(base.qids, dtype=object)[judged_queries], kind="stable")]
     values, aggregate, counts = {}, {}, {}
     for m in measures:
-        view = views["input" if m.ties == "input" else "trec"]
+        view = views[view_key(m)]
         raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)[reported]
         values[m], counts[m] = _apply_policies(raw, view.missing[reported], m, missing)
         aggregate[m] = _aggregate(values[m], m)
     qids = tuple(base.qids[i] for i in reported)
     provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
     return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
+
+
+def view_key(measure: Measure) -> str:
+    """The ranking a measure reads: ``average`` shares ``trec``'s order, every other tie rule has its own."""
+    return "trec" if measure.ties == "average" else measure.ties
 
 
 def _unique(measures: Iterable[Measure]) -> list[Measure]:

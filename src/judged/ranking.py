@@ -4,7 +4,9 @@ The tie rule lives here and only here:
 
 * ``trec``: score descending, then docid descending by bytes (trec_eval's ``comp_sim_docno``),
 * ``input``: score descending, then input order (a stable sort),
-* ``average``: ranked as ``trec``; measures spread credit over each tied group.
+* ``average``: ranked as ``trec``; measures spread credit over each tied group,
+* ``worst`` / ``best``: each tied group in ascending / descending grade (unjudged
+  as 0), then docid descending: the lowest and highest score any tie order allows.
 
 Run files are normally written query by query in descending score. That is
 checked in one linear pass and, when it holds, the rows stay where they are:
@@ -26,8 +28,13 @@ from judged.inputs import Qrels, Run
 from judged.view import RankedView, Top
 
 
-def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = None) -> RankedView:
-    """Rank ``run`` against ``qrels`` under the tie rule ``ties``, keeping at most ``depth`` per query."""
+def build_view(
+    run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = None, keep_docids: bool = False
+) -> RankedView:
+    """Rank ``run`` against ``qrels`` under the tie rule ``ties``, keeping at most ``depth`` per query.
+
+    ``keep_docids`` adds the ranked docids to the view (for explaining one query, not for bulk work).
+    """
     blocks = run.frame["qid"].rle()
     block_qids = blocks.struct.field("value")
     block_lengths = blocks.struct.field("len").to_numpy().astype(np.int64)
@@ -40,18 +47,21 @@ def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = N
 
     grade, judged = _join_grades(run, qrels)
     score = run.frame["score"].to_numpy()
+    docids = run.frame["docid"]
     counts = np.zeros(len(universe), dtype=np.int64)
-    ranked = grouped and _rank_in_place(run.frame["docid"], block_lengths, score, grade, judged, ties)
-    if ranked:
-        counts[: len(block_lengths)] = block_lengths
-    else:
+    order = _order_in_place(docids, block_lengths, score, grade, ties) if grouped else False
+    if order is False:
         run_qidx = _query_index(run.frame["qid"], lookup)
-        order = _full_sort(run.frame["docid"], run_qidx, score, ties)
-        score, grade, judged = score[order], grade[order], judged[order]
+        order = _full_sort(docids, run_qidx, score, grade, ties)
         counts[: len(run_qids)] = np.bincount(run_qidx, minlength=len(run_qids))
+    else:
+        counts[: len(block_lengths)] = block_lengths
+    if order is not None:
+        score, grade, judged = score[order], grade[order], judged[order]
     if depth is not None and (counts > depth).any():
         keep = Top(_offsets(counts), np.minimum(counts, depth)).rows
         score, grade, judged = score[keep], grade[keep], judged[keep]
+        order = keep if order is None else order[keep]
         counts = np.minimum(counts, depth)
 
     qgrade = qrels.frame["grade"].to_numpy()
@@ -72,6 +82,7 @@ def build_view(run: Run, qrels: Qrels, ties: str = "trec", depth: int | None = N
         ideal_offsets=_offsets(np.bincount(ideal_qidx, minlength=len(universe))),
         ideal_grade=qgrade[ideal_order].astype(np.int32),
         ties=ties,
+        docid=(docids if order is None else docids.gather(order)) if keep_docids else None,
     )
 
 
@@ -123,35 +134,37 @@ def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.nd
     return grade, judged
 
 
-def _rank_in_place(
-    docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, judged: np.ndarray, ties: str
-) -> bool:
-    """Rank rows already grouped by query; False when the scores are not in descending order.
-
-    Tied groups out of docid order are re-sorted by permuting ``grade`` and
-    ``judged`` in place (scores inside a tied group are equal by definition).
-    """
+def _order_in_place(
+    docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str
+) -> np.ndarray | None | bool:
+    """Rank rows already grouped by query: ``None`` when they are ranked as they stand, the
+    permutation that reorders their tied groups, or ``False`` when scores are not descending."""
     n = len(score)
     if n < 2:
-        return True
+        return None
     last_of_query = np.cumsum(lengths)[:-1] - 1
     descending = score[:-1] >= score[1:]
     descending[last_of_query] = True
     if not descending.all():
         return False
     if ties == "input":
-        return True
+        return None
     tie = score[:-1] == score[1:]
     tie[last_of_query] = False
     first = np.flatnonzero(tie)
-    if len(first) and not (docids.gather(first) > docids.gather(first + 1)).all():
-        members, order = _tied_order(docids, tie)
-        grade[members] = grade[order]
-        judged[members] = judged[order]
-    return True
+    if not len(first):
+        return None
+    if ties in ("trec", "average") and (docids.gather(first) > docids.gather(first + 1)).all():
+        return None
+    members, rows = _tied_order(docids, tie, grade, ties)
+    order = np.arange(n, dtype=np.int64)
+    order[members] = rows
+    return order
 
 
-def _tied_order(docids: pl.Series, tie: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _tied_order(
+    docids: pl.Series, tie: np.ndarray, grade: np.ndarray, ties: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Rows in tied groups (``tie[i]``: rows i and i+1 tie) and, for each, the row that belongs in its place."""
     in_group = np.zeros(len(tie) + 1, dtype=bool)
     in_group[:-1] = tie
@@ -159,17 +172,24 @@ def _tied_order(docids: pl.Series, tie: np.ndarray) -> tuple[np.ndarray, np.ndar
     members = np.flatnonzero(in_group)
     opens = members == 0
     opens[~opens] = ~tie[members[~opens] - 1]  # a member opens a group unless tied to the row before it
-    ranked = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)}).sort(
-        ["group", "docid"], descending=[False, True]
-    )
+    keys = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)})
+    if ties in ("worst", "best"):
+        keys = keys.with_columns(grade=grade[members])
+        ranked = keys.sort(["group", "grade", "docid"], descending=[False, ties == "best", True])
+    else:
+        ranked = keys.sort(["group", "docid"], descending=[False, True])
     return members, ranked["row"].to_numpy()
 
 
-def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, ties: str) -> np.ndarray:
+def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str) -> np.ndarray:
     """The permutation ranking every row: by query, score descending, then the tie rule."""
     by = pl.DataFrame({"qidx": qidx, "score": score}).with_row_index("row")
     if ties == "input":
         ranked = by.sort(["qidx", "score", "row"], descending=[False, True, False])
+    elif ties in ("worst", "best"):
+        ranked = by.with_columns(grade=grade, docid=docids).sort(
+            ["qidx", "score", "grade", "docid"], descending=[False, True, ties == "best", True]
+        )
     else:
         ranked = by.with_columns(docid=docids).sort(["qidx", "score", "docid"], descending=[False, True, True])
     return ranked["row"].to_numpy().astype(np.int64)

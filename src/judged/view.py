@@ -17,6 +17,7 @@ from functools import cached_property
 
 import numpy as np
 import polars as pl
+import polars as pl
 
 
 @dataclass(frozen=True, eq=False)
@@ -79,6 +80,7 @@ class RankedView:
     ideal_offsets: np.ndarray
     ideal_grade: np.ndarray  # per query, grades >= 0 of every judged document, descending
     ties: str
+    docid: pl.Series | None = None
     _derived: dict = field(default_factory=dict, repr=False)
 
     @property
@@ -157,6 +159,7 @@ class RankedView:
                 grade=self.grade[keep],
                 judged=self.judged[keep],
                 score=self.score[keep],
+                docid=None if self.docid is None else self.docid.filter(pl.Series(keep)),
                 ideal_offsets=self.ideal_offsets,
                 ideal_grade=self.ideal_grade,
                 ties=self.ties,
@@ -176,6 +179,7 @@ class RankedView:
                 grade=self.grade,
                 judged=self.judged,
                 score=self.score,
+                docid=self.docid,
                 ideal_offsets=self.offsets,
                 ideal_grade=grades[order],
                 ties=self.ties,

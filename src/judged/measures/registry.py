@@ -31,7 +31,8 @@ PARAM_HELP: dict[str, str] = {
     "unjudged": "unjudged documents count as grade 0 (`zero`) or are removed "
     "before the cutoff (`drop`, the condensed list of trec_eval -J)",
     "ties": "equal scores: `trec` (docid descending, trec_eval), `input` (file order), "
-    "`average` (mean over the tied group, scikit-learn)",
+    "`average` (mean over the tied group, scikit-learn), `worst` / `best` (lowest / highest "
+    "grade first: the bounds any tie order can reach)",
     "norel": "value for a query with no relevant judgment: `0`, `1` or `skip` "
     "(left out of the mean and counted)",
 }
@@ -62,7 +63,7 @@ class Family:
     params: tuple[str, ...]
     aliases: tuple[str, ...] = ()
     cutoff: str = "optional"
-    ties: tuple[str, ...] = ("trec", "input", "average")
+    ties: tuple[str, ...] = ("trec", "input", "average", "worst", "best")
     aggregate: str = "mean"
     integer: bool = False
 
@@ -104,7 +105,7 @@ def family(
     params: tuple[str, ...],
     aliases: tuple[str, ...] = (),
     cutoff: str = "optional",
-    ties: tuple[str, ...] = ("trec", "input", "average"),
+    ties: tuple[str, ...] = ("trec", "input", "average", "worst", "best"),
     aggregate: str = "mean",
     integer: bool = False,
 ) -> Callable[[Kernel], Kernel]:

@@ -22,12 +22,14 @@ from judged.errors import MeasureError
 
 Ideal = Literal["judged", "returned"]
 Unjudged = Literal["zero", "drop"]
-Ties = Literal["trec", "input", "average"]
+Ties = Literal["trec", "input", "average", "worst", "best"]
 NoRel = Literal["0", "1", "skip"]
 
 IDEALS: tuple[Ideal, ...] = ("judged", "returned")
 UNJUDGED: tuple[Unjudged, ...] = ("zero", "drop")
-TIES: tuple[Ties, ...] = ("trec", "input", "average")
+TIES: tuple[Ties, ...] = ("trec", "input", "average", "worst", "best")
+#: Tie rules that fix one order of the rows (every rule but ``average``).
+ORDERED_TIES: tuple[Ties, ...] = ("trec", "input", "worst", "best")
 NORELS: tuple[NoRel, ...] = ("0", "1", "skip")
 
 #: The order parameters appear in the canonical string, whatever order they were written in.

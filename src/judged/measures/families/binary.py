@@ -12,7 +12,7 @@ import numpy as np
 
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
-from judged.measures.spec import Measure
+from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view, tie_weights
 from judged.view import RankedView
 
@@ -55,7 +55,7 @@ def recall(view: RankedView, measure: Measure) -> np.ndarray:
     "Success",
     aliases=("HitRate", "Hit"),
     params=("rel", "unjudged", "ties"),
-    ties=("trec", "input"),
+    ties=ORDERED_TIES,
     summary="success (hit rate): 1 if any relevant document is in the top k, else 0",
     formula="1[|relevant in top k| > 0]",
 )
@@ -67,7 +67,7 @@ def success(view: RankedView, measure: Measure) -> np.ndarray:
 @family(
     "NumRelRet",
     params=("rel", "unjudged", "ties"),
-    ties=("trec", "input"),
+    ties=ORDERED_TIES,
     summary="number of relevant documents retrieved in the top k (summed over queries)",
     formula="|relevant in top k|",
     aggregate="sum",

@@ -1,7 +1,7 @@
 """Measures that depend on the exact rank of each relevant document: AP, RR, R-prec, bpref.
 
-They read positions inside tied groups, so they accept ``ties=trec`` or
-``ties=input`` but not ``average``. Each works on the relevant rows only
+They read positions inside tied groups, so they accept every tie rule that
+fixes an order (``trec``, ``input``, ``worst``, ``best``) but not ``average``. Each works on the relevant rows only
 (:class:`~judged.measures.hits.Hits`), not on every retrieved row.
 """
 
@@ -11,18 +11,15 @@ import numpy as np
 
 from judged.measures.hits import Hits, relevant_hits
 from judged.measures.registry import family
-from judged.measures.spec import Measure
+from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view
 from judged.view import RankedView
-
-_ORDERED = ("trec", "input")
-
 
 @family(
     "AP",
     aliases=("MAP", "map"),
     params=("rel", "unjudged", "ties", "norel"),
-    ties=_ORDERED,
+    ties=ORDERED_TIES,
     summary="average precision: mean of the precision at each relevant document, over all relevant judged",
     formula="sum_{relevant i<=k} P@i / |relevant judged|",
 )
@@ -37,7 +34,7 @@ def average_precision(view: RankedView, measure: Measure) -> np.ndarray:
     "RR",
     aliases=("MRR", "recip_rank"),
     params=("rel", "unjudged", "ties"),
-    ties=_ORDERED,
+    ties=ORDERED_TIES,
     summary="reciprocal rank of the first relevant document in the top k (0 when there is none)",
     formula="1 / rank of the first relevant document",
 )
@@ -51,7 +48,7 @@ def reciprocal_rank(view: RankedView, measure: Measure) -> np.ndarray:
     "Rprec",
     aliases=("R-prec", "RPrec"),
     params=("rel", "unjudged", "ties", "norel"),
-    ties=_ORDERED,
+    ties=ORDERED_TIES,
     cutoff="none",
     summary="R-precision: precision at rank R, where R is the number of relevant judged documents",
     formula="|relevant in top R| / R",
@@ -67,7 +64,7 @@ def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
     "Bpref",
     aliases=("bpref", "BPref"),
     params=("rel", "ties", "norel"),
-    ties=_ORDERED,
+    ties=ORDERED_TIES,
     summary="binary preference (Buckley & Voorhees 2004): how rarely judged non-relevant documents outrank relevant ones",
     formula="(1/R) sum_{relevant retrieved r} (1 - min(n_r, R) / min(R, N)); "
     "n_r judged non-relevant above r, N judged non-relevant",
