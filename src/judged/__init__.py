@@ -16,6 +16,7 @@ os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:true,dirty_decay_m
 
 from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
 from judged.evaluate import evaluate
+from judged.explain import Explanation, explain
 from judged.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import Gain, Measure, parse
@@ -24,6 +25,7 @@ from judged.result import Result
 __version__ = "0.1.0"
 
 __all__ = [
+    "Explanation",
     "Gain",
     "InputError",
     "JudgedError",
@@ -36,6 +38,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "evaluate",
+    "explain",
     "parse",
     "read_qrels",
     "read_run",

@@ -11,6 +11,7 @@ import sys
 import click
 
 from judged.cli.eval_command import eval_command
+from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
 from judged.errors import InputError, JudgedError, UsageError
 
@@ -35,4 +36,5 @@ def main() -> None:
 
 
 main.add_command(eval_command)
+main.add_command(explain_command)
 main.add_command(measures_command)
