@@ -21,6 +21,7 @@ from judged.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import Gain, Measure, parse
 from judged.result import Result
+from judged.sensitivity import Sensitivity, sensitivity
 
 __version__ = "0.1.0"
 
@@ -35,6 +36,7 @@ __all__ = [
     "Qrels",
     "Result",
     "Run",
+    "Sensitivity",
     "UsageError",
     "__version__",
     "evaluate",
@@ -42,4 +44,5 @@ __all__ = [
     "parse",
     "read_qrels",
     "read_run",
+    "sensitivity",
 ]

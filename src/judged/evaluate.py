@@ -135,12 +135,13 @@ def _aggregate(values: np.ndarray, measure: Measure) -> float:
 def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts) -> dict:
     from judged import __version__
 
-    unjudged_at = {}
+    unjudged_at, ties_across = {}, {}
     scored = ~view.run_only
     for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
         top = view.top(cutoff)
         unjudged = top.counts - top.sum(top.take(view.judged))
         unjudged_at[str(cutoff)] = int(unjudged[scored].sum())
+        ties_across[str(cutoff)] = int((view.ties_across(cutoff) & scored).sum())
     return {
         "judged_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -172,6 +173,10 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
             for m, c in counts.items()
         },
         "unjudged_in_top_k": unjudged_at,
+        "retrieved_in_top_k": {
+            str(k): int(view.top(int(k)).counts[scored].sum()) for k in unjudged_at
+        },
+        "queries_with_ties_across_cutoff": ties_across,
     }
 
 

@@ -146,6 +146,14 @@ class RankedView:
             self._derived["ties"] = (start, start + size[group])
         return self._derived["ties"]
 
+    def ties_across(self, k: int) -> np.ndarray:
+        """Per query: does a group of equal scores straddle the cutoff (ranks k and k+1 tie)?"""
+        out = np.zeros(self.num_queries, dtype=bool)
+        long_enough = np.flatnonzero(self.lengths > k)
+        at = self.offsets[long_enough] + k
+        out[long_enough] = self.score[at - 1] == self.score[at]
+        return out
+
     def judged_only(self) -> RankedView:
         """The condensed view: unjudged rows removed before any cutoff (trec_eval -J)."""
         if "judged_only" not in self._derived:

@@ -13,6 +13,7 @@ import click
 from judged.cli.eval_command import eval_command
 from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
+from judged.cli.sensitivity_command import sensitivity_command
 from judged.errors import InputError, JudgedError, UsageError
 
 
@@ -38,3 +39,4 @@ def main() -> None:
 main.add_command(eval_command)
 main.add_command(explain_command)
 main.add_command(measures_command)
+main.add_command(sensitivity_command)

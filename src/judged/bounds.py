@@ -1,0 +1,545 @@
+"""Unjudged bounds: how far nDCG@k could move if the unjudged documents a run shows were judged.
+
+For every judged query, :func:`unjudged_bounds` reports nDCG@k with unjudged
+documents counted as gain 0 (judged's default), the condensed score (unjudged
+documents dropped before the cutoff, trec_eval -J), and the exact minimum and
+maximum nDCG@k over every assignment of grades to the unjudged documents in
+scope. ``docs/bounds.md`` has the model, the algorithms and the proofs; this
+docstring is their summary.
+
+**Model.** The grade domain is 0..G, G the highest grade in the qrels (or the
+``grades`` given). An *assignment* gives every unjudged document in scope one
+grade of the domain; such a document then counts exactly like a judged one:
+its gain enters DCG at its rank and the ideal list of its query. Every other
+document keeps its state: judged documents their grades, unjudged documents
+out of scope gain 0 and stay out of the ideal list, and documents the run did
+not retrieve are what the qrels say. The scope is
+
+* ``top_k`` (default): the unjudged documents the run ranks in its top k.
+  Judging exactly these (the depth-k pool extension the remedy for pooling
+  bias calls for) yields a score inside [min, max], and every value of the
+  range's ends is reached by some outcome. The range does not depend on how
+  deep the run file goes.
+* ``retrieved``: every unjudged document the run retrieved, at any rank. One
+  ranked below k cannot add to DCG but can raise IDCG, so the minimum is
+  usually much lower and grows with the depth of the run file.
+
+A document with a negative grade (pooled, not judged) is unjudged here, as
+everywhere in judged.
+
+**Algorithm.** Let U be the unjudged documents of a query in its top k, d_u
+their discounts, gmin and gmax the smallest and largest gain of the domain.
+nDCG = N(x) / I(x): N is affine and increasing in every assigned gain, I (the
+ideal DCG) is convex and non-decreasing in each of them (a weighted sum of the
+largest values with decreasing weights).
+
+* *Minimum.* Along one coordinate, N/I is quasi-concave (its superlevel sets
+  {N - lam I >= 0} are intervals, N - lam I being concave), so its minimum is
+  at gmin or gmax; coordinate by coordinate, a minimiser exists with every
+  gain at gmin or gmax. With m documents at gmax the ideal is the same
+  whichever they are, and DCG is least when they are the m lowest-ranked ones.
+  So the minimum is the least of |U|+1 candidates. Under ``retrieved`` the
+  unjudged documents below k are at gmax (they only raise IDCG).
+* *Maximum.* For a fixed multiset of gains, DCG is largest when the gains
+  decrease with rank (rearrangement), and IDCG does not depend on where they
+  sit. Dinkelbach's method: max N/I >= lam iff max_x N(x) - lam I(x) >= 0;
+  iterate lam <- N(x*)/I(x*) with x* the maximiser, until N(x*) - lam I(x*)
+  <= 1e-12 I(x*). Written by gain levels v_1 < ... < v_L with c_l the number
+  of documents at gain >= v_l (the first c_l unjudged ranks), the inner
+  problem separates into one problem per level over c_l in 0..|U|; its
+  increments decrease with the level, so the largest maximisers are
+  non-increasing in l (Topkis) and form a valid assignment. Each iteration
+  costs O(L |U|) per query; all queries run at once as numpy matrices. Under
+  ``retrieved`` the documents below k are at gmin (they cannot add to DCG).
+
+Both are exact (up to floating-point rounding) for any number of unjudged
+documents and any gain, so ``exact_limit`` defaults to no limit. A query with
+more than ``exact_limit`` unjudged documents in its top k gets the closed-form
+``bound`` instead: min >= N(all gmin) / I(all gmax) and max <= min(1, N(all
+gmax) / I(all gmin)), since N and I are non-decreasing in every gain and
+nDCG <= 1 whenever every ranked document takes part in the ideal list.
+
+**Facts** (docs/bounds.md proves them). When some grade of the domain gains 0
+(linear and exp gain; a map unless it gives every grade a gain), unjudged-as-0
+is the assignment "all 0", so min <= zero <= max; the minimum can be strictly
+lower, because an unjudged document given a grade raises IDCG more than DCG.
+The condensed score is >= zero (so >= min) but can exceed max: dropping
+unjudged documents promotes judged ones to ranks the true grades might not let
+them keep. Assignments are per query, so the mean of the minima is the least
+mean any assignment reaches (and likewise for the maxima), as long as the set
+of scored queries does not change, which holds unless ``norel=skip``.
+
+>>> import judged
+>>> from judged.bounds import unjudged_bounds
+>>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
+>>> qrels = {"q": {"a": 2, "c": 1}}          # b is unjudged
+>>> b = unjudged_bounds(run, qrels, "nDCG@2")
+>>> [round(v, 4) for v in (b.zero[0], b.condensed[0], b.minimum[0], b.maximum[0])]
+[0.7654, 0.8597, 0.6131, 1.0]
+>>> b.method
+('exact',)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+import numpy as np
+import polars as pl
+
+from judged.errors import UsageError
+from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.io import read_qrels, read_run
+from judged.measures import parse
+from judged.measures.families.ndcg import judged_gains
+from judged.measures.gains import discounts, gains
+from judged.measures.spec import Measure
+from judged.ranking import build_view
+
+SCOPES = ("top_k", "retrieved")
+#: Tie rules whose order does not depend on grades (``worst``/``best`` sort by grade, ``average`` is not one order).
+BOUND_TIES = ("trec", "input")
+#: Dinkelbach stops when the best assignment improves on lam by less than this (relative to nDCG's scale of 1).
+_TOL = 1e-12
+_MAX_ITERATIONS = 200
+#: Cells of the (queries x assignments) matrices handled at once, per gain level.
+_CHUNK_CELLS = 1 << 21
+
+
+@dataclass(frozen=True, eq=False)
+class BoundsResult:
+    """Per-query unjudged bounds of one run, as plain data (see the module docstring).
+
+    Arrays hold one value per entry of ``qids`` (every judged query, in qid
+    byte order, as :class:`judged.Result`); NaN where a query is not scored
+    (missing from the run under ``missing=skip``, or, under ``norel=skip``, no
+    relevant document under that value's grades). ``method[i]`` is ``exact``,
+    ``bound`` (more than ``exact_limit`` unjudged documents in the top k) or
+    ``skipped`` (missing from the run under ``missing=skip``).
+    """
+
+    run: str
+    measure: Measure  #: the measure with ``unjudged=zero``; ``condensed`` is the same with ``unjudged=drop``
+    scope: str
+    grades: tuple[int, ...]  #: the grade domain the unjudged documents range over
+    gain_values: tuple[float, ...]  #: the distinct gains of that domain, ascending
+    exact_limit: int | None
+    missing: str
+    qids: tuple[str, ...]
+    zero: np.ndarray  #: nDCG with unjudged documents as gain 0 (judged's default)
+    condensed: np.ndarray  #: nDCG with unjudged documents dropped before the cutoff
+    minimum: np.ndarray
+    maximum: np.ndarray
+    unjudged_top_k: np.ndarray  #: unjudged documents among the first k retrieved
+    unjudged_retrieved: np.ndarray  #: unjudged documents retrieved at any rank
+    method: tuple[str, ...]
+    mean_zero: float
+    mean_condensed: float
+    mean_minimum: float
+    mean_maximum: float
+
+    @property
+    def means(self) -> dict[str, float]:
+        """The four means, keyed like the columns of :meth:`to_frame`."""
+        return {
+            "zero": self.mean_zero,
+            "condensed": self.mean_condensed,
+            "min": self.mean_minimum,
+            "max": self.mean_maximum,
+        }
+
+    def to_frame(self) -> pl.DataFrame:
+        """One row per judged query: run, qid, unjudged counts, the four values and the method."""
+        return pl.DataFrame(
+            {
+                "run": [self.run] * len(self.qids),
+                "qid": list(self.qids),
+                "unjudged_top_k": self.unjudged_top_k,
+                "unjudged_retrieved": self.unjudged_retrieved,
+                "zero": self.zero,
+                "condensed": self.condensed,
+                "min": self.minimum,
+                "max": self.maximum,
+                "method": list(self.method),
+            },
+            schema={
+                "run": pl.String,
+                "qid": pl.String,
+                "unjudged_top_k": pl.Int64,
+                "unjudged_retrieved": pl.Int64,
+                "zero": pl.Float64,
+                "condensed": pl.Float64,
+                "min": pl.Float64,
+                "max": pl.Float64,
+                "method": pl.String,
+            },
+        )
+
+
+def unjudged_bounds(
+    run,
+    qrels,
+    measure: Measure | str,
+    *,
+    missing: str = "skip",
+    exact_limit: int | None = None,
+    grades: Iterable[int] | None = None,
+    scope: str = "top_k",
+) -> BoundsResult:
+    """nDCG with unjudged as 0, condensed, and its exact range over the unjudged documents' grades.
+
+    ``measure`` is an nDCG measure (any cutoff, gain and ``norel``; ``ties``
+    trec or input; ``ideal=judged``); its ``unjudged`` parameter is ignored,
+    both conventions are reported. ``run``, ``qrels`` and ``missing`` are as
+    in :func:`judged.evaluate`. ``grades`` is the grade domain the unjudged
+    documents range over (default 0..the highest grade in ``qrels``);
+    ``scope`` is ``top_k`` or ``retrieved`` (module docstring). A query with
+    more than ``exact_limit`` unjudged documents in its top k gets a proven
+    looser bound instead of the exact range (default: always exact, which
+    costs O(levels x unjudged) per query and iteration).
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    if scope not in SCOPES:
+        raise UsageError(f"scope must be one of {'|'.join(SCOPES)}. Got {scope!r} instead.")
+    if exact_limit is not None and (
+        isinstance(exact_limit, bool) or not isinstance(exact_limit, int) or exact_limit < 0
+    ):
+        raise UsageError(f"exact_limit must be an int >= 0 or None. Got {exact_limit!r} instead.")
+    measure = _bounds_measure(parse(measure) if isinstance(measure, str) else measure)
+    run, qrels = read_run(run), read_qrels(qrels)
+    domain = _grade_domain(qrels, grades)
+    values = np.unique(gains(np.asarray(domain), measure.gain))
+    if (values < 0).any():
+        raise UsageError(
+            f"unjudged bounds need gains >= 0; gain {measure.gain} gives a negative gain to a grade in {list(domain)}."
+        )
+
+    zero_m, drop_m = replace(measure, unjudged="zero"), replace(measure, unjudged="drop")
+    result = evaluate(run, qrels, [zero_m, drop_m], missing=missing)
+    view = build_view(run, qrels, measure.ties)
+    judged_queries = np.flatnonzero(~view.run_only)
+    reported = judged_queries[np.argsort(np.array(view.qids, dtype=object)[judged_queries], kind="stable")]
+    assert tuple(view.qids[i] for i in reported) == result.qids
+
+    data = _query_data(view, measure, values, scope)
+    data = {key: value[reported] for key, value in data.items()}
+    zero, condensed = result.values[zero_m], result.values[drop_m]
+    n, beyond = data["n"], data["beyond"]
+    in_scope = n + beyond
+    exact = np.ones(len(reported), dtype=bool) if exact_limit is None else n <= exact_limit
+    lo, hi = zero.copy(), zero.copy()  # nothing in scope: the one assignment is unjudged-as-0
+    todo = in_scope > 0
+    for mask, solve in ((todo & exact, _exact_range), (todo & ~exact, _closed_bound)):
+        if mask.any():
+            part = {key: value[mask] for key, value in data.items()}
+            lo[mask], hi[mask] = solve(part, values, measure)
+    if (values == 0).any():  # unjudged-as-0 is an assignment: keep the range around it despite rounding
+        scored = ~np.isnan(zero)
+        lo[scored] = np.fmin(lo[scored], zero[scored])
+        hi[scored] = np.fmax(hi[scored], zero[scored])
+    skipped = view.missing[reported] & (missing == "skip")
+    lo[skipped] = hi[skipped] = np.nan
+    method = tuple(
+        "skipped" if s else ("exact" if e else "bound") for s, e in zip(skipped.tolist(), exact.tolist())
+    )
+    return BoundsResult(
+        run=run.name,
+        measure=zero_m,
+        scope=scope,
+        grades=tuple(domain),
+        gain_values=tuple(float(v) for v in values),
+        exact_limit=exact_limit,
+        missing=missing,
+        qids=result.qids,
+        zero=zero,
+        condensed=condensed,
+        minimum=lo,
+        maximum=hi,
+        unjudged_top_k=n.astype(np.int64),
+        unjudged_retrieved=(data["n"] + data["all_beyond"]).astype(np.int64),
+        method=method,
+        mean_zero=result.aggregate[zero_m],
+        mean_condensed=result.aggregate[drop_m],
+        mean_minimum=_mean(lo),
+        mean_maximum=_mean(hi),
+    )
+
+
+def _bounds_measure(measure: Measure) -> Measure:
+    if measure.name != "nDCG":
+        raise UsageError(f"unjudged bounds are defined for nDCG only. Got {measure}.")
+    if measure.ideal != "judged":
+        raise UsageError(f"unjudged bounds need ideal=judged (the ideal list the grades change). Got {measure}.")
+    if measure.ties not in BOUND_TIES:
+        raise UsageError(
+            f"unjudged bounds need a tie rule that does not depend on grades: ties={'|'.join(BOUND_TIES)}. "
+            f"Got ties={measure.ties}."
+        )
+    return measure
+
+
+def _grade_domain(qrels, grades: Iterable[int] | None) -> tuple[int, ...]:
+    if grades is None:
+        judged = qrels.frame["grade"].to_numpy()
+        judged = judged[judged >= 0]
+        top = int(judged.max()) if len(judged) else 0
+        return tuple(range(top + 1))
+    domain = sorted(set(grades))
+    if not domain or any(isinstance(g, bool) or not isinstance(g, (int, np.integer)) or g < 0 for g in domain):
+        raise UsageError(f"grades must be a non-empty set of integers >= 0. Got {grades!r} instead.")
+    return tuple(int(g) for g in domain)
+
+
+def _mean(values: np.ndarray) -> float:
+    """Mean over scored queries, accumulated in query order like :func:`judged.evaluate`."""
+    scored = values[~np.isnan(values)]
+    return float(np.cumsum(scored)[-1]) / len(scored) if len(scored) else float("nan")
+
+
+# -- per-query inputs ---------------------------------------------------------------------------
+
+
+def _query_data(view, measure: Measure, values: np.ndarray, scope: str) -> dict[str, np.ndarray]:
+    """Per query (view order): judged DCG, unjudged discounts, judged counts at each gain threshold.
+
+    ``udisc`` is a (queries x max unjudged) matrix of the discounts of the
+    unjudged documents in the top k, in rank order, padded with 0;
+    ``counts[:, t]`` is the number of judged documents with gain >= ``tau[t]``
+    (the ``tau`` are the distinct positive gains of the domain and the
+    judgments, shared by every query, and ``width[t] = tau[t] - tau[t-1]``).
+    """
+    q = view.num_queries
+    top = view.top(measure.cutoff)
+    row_judged = top.take(view.judged)
+    row_gains = judged_gains(top.take(view.grade), row_judged, measure.gain)
+    row_disc = discounts(top.positions)
+    dcg = top.sum(row_gains * row_disc)  # the same arithmetic as the nDCG kernel
+    unj = ~row_judged
+    n = (top.counts - top.sum(row_judged)).astype(np.int64)
+    all_unjudged = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)
+    width = int(n.max(initial=0))
+    udisc = np.zeros((q, width))
+    uq = np.repeat(np.arange(q), top.counts)[unj]
+    ustart = np.concatenate(([0], np.cumsum(n)[:-1]))
+    udisc[uq, np.arange(len(uq)) - ustart[uq]] = row_disc[unj]
+
+    ideal = view.ideal_top(None)
+    ideal_gains = np.maximum(gains(view.ideal_grade, measure.gain), 0.0)
+    iq = np.repeat(np.arange(q), ideal.counts)
+    tau = np.unique(np.concatenate((values, ideal_gains)))
+    tau = tau[tau > 0]
+    counts = np.zeros((q, len(tau)), dtype=np.int64)
+    for t, threshold in enumerate(tau):
+        counts[:, t] = np.bincount(iq, weights=ideal_gains >= threshold, minlength=q).astype(np.int64)
+    beyond = all_unjudged - n
+    return {
+        "dcg": dcg,
+        "n": n,
+        "beyond": beyond if scope == "retrieved" else np.zeros(q, dtype=np.int64),
+        "all_beyond": beyond,
+        "udisc": udisc,
+        "counts": counts,
+        "tau": np.broadcast_to(tau, (q, len(tau))),
+        "cutoff": np.full(q, -1 if measure.cutoff is None else measure.cutoff, dtype=np.int64),
+    }
+
+
+def _cumulative(size: int, cutoff: int) -> np.ndarray:
+    """``D[i]`` = sum of the discounts of the first min(i, k) ideal ranks: the ideal DCG of i equal gains of 1."""
+    ranks = np.arange(size)
+    disc = discounts(ranks)
+    if cutoff >= 0:
+        disc = np.where(ranks < cutoff, disc, 0.0)
+    return np.concatenate(([0.0], np.cumsum(disc)))
+
+
+def _norel_value(measure: Measure) -> float:
+    """What an assignment without any positive gain scores: the measure's ``norel`` (NaN: not scored)."""
+    return float("nan") if measure.norel == "skip" else float(measure.norel)
+
+
+def _ratio(num: np.ndarray, den: np.ndarray, norel: float) -> np.ndarray:
+    out = np.full(np.broadcast(num, den).shape, norel)
+    ok = den > 0
+    np.divide(num, den, out=out, where=ok)
+    return out
+
+
+# -- the exact range ---------------------------------------------------------------------------
+
+
+def _exact_range(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure):
+    """Exact min and max per query, in chunks of queries with similar numbers of unjudged documents."""
+    n = data["n"]
+    order = np.argsort(n, kind="stable")
+    lo, hi = np.empty(len(n)), np.empty(len(n))
+    levels = max(len(values), 1)
+    start = 0
+    while start < len(order):
+        stop = start + 1
+        while stop < len(order) and (stop + 1 - start) * (n[order[stop]] + 1) * levels <= _CHUNK_CELLS:
+            stop += 1
+        rows = order[start:stop]
+        width = int(n[rows].max()) + 1
+        part = {key: value[rows] for key, value in data.items()}
+        part["udisc"] = part["udisc"][:, : width - 1]
+        lo[rows] = _exact_min(part, values, measure)
+        hi[rows] = _exact_max(part, values, measure)
+        start = stop
+    return lo, hi
+
+
+class _Ideal:
+    """IDCG of a chunk of queries as a function of how many assigned documents reach each threshold.
+
+    IDCG = sum_t width[t] * D(counts[:, t] + extra_t), the layer-cake form of
+    the ideal DCG: D(i) is the ideal DCG of i gains of 1, and a document of
+    gain g adds 1 to the count of every threshold tau[t] <= g.
+    """
+
+    def __init__(self, data: dict[str, np.ndarray]) -> None:
+        self.counts = data["counts"]
+        self.tau = data["tau"][0] if len(data["tau"]) else np.empty(0)
+        self.width = np.diff(np.concatenate(([0.0], self.tau)))
+        size = int((self.counts[:, 0] if self.counts.shape[1] else np.zeros(1, dtype=np.int64)).max(initial=0))
+        size += int((data["n"] + data["beyond"]).max(initial=0)) + 1
+        self.table = _cumulative(size, int(data["cutoff"][0]) if len(data["cutoff"]) else -1)
+
+    def term(self, t: int, extra: np.ndarray) -> np.ndarray:
+        """width[t] * D(counts[:, t] + extra), ``extra`` shaped (queries,) or (queries, m)."""
+        base = self.counts[:, t]
+        if extra.ndim == 2:
+            base = base[:, None]
+        return self.width[t] * self.table[base + extra]
+
+
+def _prefix(udisc: np.ndarray) -> np.ndarray:
+    """``P[:, c]`` = sum of the discounts of the first c unjudged ranks (row-wise, so no cancellation)."""
+    return np.concatenate((np.zeros((len(udisc), 1)), np.cumsum(udisc, axis=1)), axis=1)
+
+
+def _exact_min(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure) -> np.ndarray:
+    """min over m in 0..n of nDCG with the m lowest-ranked unjudged documents at gmax, the rest at gmin.
+
+    Under ``scope=retrieved`` the unjudged documents below k are at gmax.
+    """
+    gmin, gmax = float(values[0]), float(values[-1])
+    n, beyond = data["n"], data["beyond"]
+    prefix = _prefix(data["udisc"])
+    q, width = prefix.shape
+    m = np.arange(width)[None, :]
+    valid = m <= n[:, None]
+    total = prefix[np.arange(q), n]
+    low = np.take_along_axis(prefix, np.maximum(n[:, None] - m, 0), axis=1)
+    suffix = total[:, None] - low  # discounts of the last m unjudged ranks
+    num = data["dcg"][:, None] + gmin * total[:, None] + (gmax - gmin) * suffix
+    ideal = _Ideal(data)
+    den = np.zeros((q, width))
+    for t, threshold in enumerate(ideal.tau):
+        if threshold <= gmin:
+            extra = np.broadcast_to((n + beyond)[:, None], (q, width))
+        elif threshold <= gmax:
+            extra = np.minimum(m, n[:, None]) + beyond[:, None]
+        else:
+            extra = np.zeros((q, width), dtype=np.int64)
+        den += ideal.term(t, extra)
+    f = _ratio(num, den, _norel_value(measure))
+    f = np.where(valid & ~np.isnan(f), f, np.inf)
+    out = f.min(axis=1)
+    out[np.isinf(out)] = np.nan
+    return out
+
+
+def _exact_max(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure) -> np.ndarray:
+    """Dinkelbach over the level counts c_l (module docstring); documents below k at gmin."""
+    n, beyond = data["n"], data["beyond"]
+    prefix = _prefix(data["udisc"])
+    q, width = prefix.shape
+    valid = np.arange(width)[None, :] <= n[:, None]
+    ideal = _Ideal(data)
+    v = values.astype(np.float64)
+    # Constant parts: the base gain v_1 on every unjudged document; thresholds <= v_1 reached by
+    # all of them (and by those below k), thresholds above v_L by none.
+    num0 = data["dcg"] + v[0] * prefix[np.arange(q), n]
+    den0 = np.zeros(q)
+    for t, threshold in enumerate(ideal.tau):
+        if threshold <= v[0]:
+            den0 += ideal.term(t, n + beyond)
+        elif threshold > v[-1]:
+            den0 += ideal.term(t, np.zeros(q, dtype=np.int64))
+    gain_part, ideal_part = [], []  # per free level l >= 2: as functions of c_l (columns)
+    c = np.broadcast_to(np.arange(width)[None, :], (q, width))
+    for lower, upper in zip(v[:-1], v[1:]):
+        gain_part.append((upper - lower) * prefix)
+        part = np.zeros((q, width))
+        for t, threshold in enumerate(ideal.tau):
+            if lower < threshold <= upper:
+                part += ideal.term(t, c)
+        ideal_part.append(part)
+
+    def evaluate_counts(chosen: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+        num, den = num0.copy(), den0.copy()
+        for level, cl in enumerate(chosen):
+            num += gain_part[level][np.arange(q), cl]
+            den += ideal_part[level][np.arange(q), cl]
+        return num, den
+
+    norel = _norel_value(measure)
+    levels = len(gain_part)
+    best = np.full(q, -np.inf)
+    for counts_at in (np.zeros(q, dtype=np.int64), n):  # all at gmin, all at gmax
+        num, den = evaluate_counts([counts_at] * levels)
+        value = _ratio(num, den, norel)
+        best = np.where(np.isnan(value), best, np.fmax(best, value))
+    if levels:
+        lam = np.where(np.isfinite(best), best, 0.0)
+        active = n > 0
+        for _ in range(_MAX_ITERATIONS):
+            if not active.any():
+                break
+            chosen = []
+            for level in range(levels):
+                objective = gain_part[level] - lam[:, None] * ideal_part[level]
+                objective = np.where(valid, objective, -np.inf)
+                chosen.append(width - 1 - np.argmax(objective[:, ::-1], axis=1))  # the largest maximiser
+            for level in range(levels - 2, -1, -1):  # non-increasing in the level (Topkis; guards rounding)
+                chosen[level] = np.maximum(chosen[level], chosen[level + 1])
+            num, den = evaluate_counts(chosen)
+            improved = active & (den > 0) & (num - lam * den > _TOL * den)
+            lam = np.where(improved, np.divide(num, den, out=np.zeros(q), where=den > 0), lam)
+            best = np.where(improved, np.fmax(best, lam), best)
+            active = improved
+        else:  # pragma: no cover - Dinkelbach converges in a handful of steps on a finite set
+            raise RuntimeError("unjudged bounds: the maximum did not converge")
+    best[np.isinf(best)] = np.nan
+    return best
+
+
+# -- the closed-form bound ---------------------------------------------------------------------
+
+
+def _closed_bound(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure):
+    """min >= N(all gmin) / I(all gmax); max <= min(1, N(all gmax) / I(all gmin)).
+
+    N and I are non-decreasing in every assigned gain, so each ratio pairs the
+    smallest possible numerator with the largest possible denominator (or the
+    reverse); nDCG <= 1 because every ranked document is in the ideal list.
+    """
+    gmin, gmax = float(values[0]), float(values[-1])
+    n, beyond = data["n"], data["beyond"]
+    total = data["udisc"].sum(axis=1)
+    ideal = _Ideal(data)
+    everything = n + beyond
+    den_max, den_min = np.zeros(len(n)), np.zeros(len(n))
+    for t, threshold in enumerate(ideal.tau):
+        den_max += ideal.term(t, np.where(threshold <= gmax, everything, 0))
+        den_min += ideal.term(t, np.where(threshold <= gmin, everything, 0))
+    norel = _norel_value(measure)
+    lo = _ratio(data["dcg"] + gmin * total, den_max, norel)
+    hi = np.minimum(1.0, _ratio(data["dcg"] + gmax * total, den_min, 1.0))
+    if math.isnan(norel):
+        hi[den_max == 0] = np.nan  # no assignment has a relevant document: never scored
+    return lo, hi
