@@ -114,7 +114,7 @@ def tool_command(tool: str, run: Path, qrels: Path, out: Path,
         prefix, env = judged_command(judged_cmd)
         measures = [arg for m in MEASURES for arg in ("-m", m)]
         return [*prefix, "eval", str(run), "--qrels", str(qrels), *measures,
-                "--per-query", "--format", "tsv", "-o", str(out)], env, False
+                "--per-query", "--no-judged", "--format", "tsv", "-o", str(out)], env, False
     if tool == "trec_eval":
         exe = shutil.which("trec_eval")
         if exe is None:

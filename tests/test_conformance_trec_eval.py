@@ -66,7 +66,7 @@ def test_trec_eval_expected_output(conformance, case):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert len(expected) == count
-    assert result.output == "".join(expected)
+    assert result.stdout == "".join(expected)
 
 
 def test_comment_run_keeps_hash_inside_docids(conformance):

@@ -73,7 +73,7 @@ def test_cli_side_by_side_and_json(examples):
     assert text.exit_code == 0, text.output
     assert "naive: DCG@10 = 8.856" in text.output and "dense: DCG@10 = 15.197" in text.output
     assert "ideal ordering" in text.output and "nDCG@10 = " in text.output
-    data = json.loads(CliRunner().invoke(main, args + ["--format", "json"]).output)
+    data = json.loads(CliRunner().invoke(main, args + ["--format", "json"]).stdout)
     naive, dense = data["explanations"]
     assert naive["run"] == "naive" and dense["run"] == "dense"
     assert math.isclose(naive["value"], naive["dcg"] / naive["idcg"])

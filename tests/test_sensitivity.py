@@ -54,6 +54,6 @@ def test_cli_table_and_json(examples):
     assert text.exit_code == 0, text.output
     assert "order of runs changes under: ties=best" in text.output
     data = json.loads(CliRunner().invoke(main, ["sensitivity", *runs, "--qrels", str(examples / "qrels.txt"),
-                                                "-f", "json"]).output)
+                                                "-f", "json"]).stdout)
     assert data["runs"] == ["bm25", "naive"] and len(data["variations"]) == 8
     assert data["ties_across_cutoff"] == [0, 15]

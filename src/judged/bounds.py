@@ -71,11 +71,11 @@ of scored queries does not change, which holds unless ``norel=skip``.
 
 >>> import judged
 >>> from judged.bounds import unjudged_bounds
->>> run = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}
->>> qrels = {"q": {"a": 2, "c": 1}}          # b is unjudged
->>> b = unjudged_bounds(run, qrels, "nDCG@2")
->>> [round(v, 4) for v in (b.zero[0], b.condensed[0], b.minimum[0], b.maximum[0])]
-[0.7654, 0.8597, 0.6131, 1.0]
+>>> run = {"q": {"a": 3.0, "b": 2.0, "u": 1.0}}
+>>> qrels = {"q": {"a": 1, "b": 0}}          # u is unjudged; grades run 0..3
+>>> b = unjudged_bounds(run, qrels, "nDCG@3", grades=range(4))
+>>> [round(float(v), 4) for v in (b.zero[0], b.condensed[0], b.minimum[0], b.maximum[0])]
+[1.0, 1.0, 0.6885, 1.0]
 >>> b.method
 ('exact',)
 """
@@ -540,6 +540,5 @@ def _closed_bound(data: dict[str, np.ndarray], values: np.ndarray, measure: Meas
     norel = _norel_value(measure)
     lo = _ratio(data["dcg"] + gmin * total, den_max, norel)
     hi = np.minimum(1.0, _ratio(data["dcg"] + gmax * total, den_min, 1.0))
-    if math.isnan(norel):
-        hi[den_max == 0] = np.nan  # no assignment has a relevant document: never scored
+    hi[den_max == 0] = norel  # no assignment gives a relevant document: every one scores norel
     return lo, hi

@@ -36,7 +36,7 @@ def test_json_carries_provenance(files):
     result = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "nDCG@10", "-m", "AP",
                      "--format", "json", "--per-query")
     assert result.exit_code == 0, result.output
-    record = json.loads(result.output)["results"][0]
+    record = json.loads(result.stdout)["results"][0]
     prov = record["provenance"]
     assert prov["run"]["sha256"] == hashlib.sha256(files["runs"][0].read_bytes()).hexdigest()
     assert prov["qrels"]["sha256"] == hashlib.sha256(files["qrels"].read_bytes()).hexdigest()
@@ -113,10 +113,11 @@ def test_rel_threshold_prints_under_trec_eval_name(files):
 
 
 def test_norel_skip_leaves_the_no_relevant_query_out(files):
-    default = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "nDCG@10", "-f", "json", "--per-query")
+    default = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "nDCG@10", "-f", "json", "--per-query",
+                      "--no-judged")
     skipped = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "nDCG@10", "-f", "json",
-                      "--per-query", "--norel", "skip")
-    a, b = json.loads(default.output)["results"][0], json.loads(skipped.output)["results"][0]
+                      "--per-query", "--norel", "skip", "--no-judged")
+    a, b = json.loads(default.stdout)["results"][0], json.loads(skipped.stdout)["results"][0]
     assert len(a["per_query"]["q15"]) == 1 and b["per_query"]["q15"] == {}
     assert b["measures"] == ["nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=skip)@10"]
     assert b["provenance"]["per_measure"][b["measures"][0]]["skipped_norel"] == 1
@@ -127,9 +128,9 @@ def test_missing_queries_skip_or_zero(files, tmp_path):
     partial = tmp_path / "partial.run"
     partial.write_text("".join(line for line in files["runs"][1].read_text().splitlines(keepends=True)
                                if not line.startswith("q01 ")))
-    skip = json.loads(run_cli("eval", partial, "--qrels", files["qrels"], "-m", "P@5", "-f", "json").output)
+    skip = json.loads(run_cli("eval", partial, "--qrels", files["qrels"], "-m", "P@5", "-f", "json").stdout)
     zero = json.loads(run_cli("eval", partial, "--qrels", files["qrels"], "-m", "P@5", "-f", "json",
-                              "--missing", "zero").output)
+                              "--missing", "zero").stdout)
     s, z = skip["results"][0], zero["results"][0]
     assert s["provenance"]["queries"]["missing_from_run"] == 1
     assert s["provenance"]["per_measure"][s["measures"][0]]["scored"] == 14
@@ -165,3 +166,15 @@ def test_tsv_values_read_back_to_the_same_floats(files):
         run, qid, measure, value = line.split("\t")
         assert float(value) == result.value(measure, None if qid == "all" else qid)
     assert len(lines) == 2 * 15 + 2
+
+
+def test_judged_at_k_beside_ndcg_and_unjudged_warning(files):
+    result = CliRunner().invoke(main, ["eval", *map(str, files["runs"]), "--qrels", str(files["qrels"]),
+                                       "-m", "nDCG@10", "-f", "tsv"])
+    assert result.exit_code == 0
+    assert "\tall\tJudged@10\t" in result.stdout
+    assert "warning: naive: 28.7% of the top 10 is unjudged (threshold 10%)" in result.stderr
+    assert "warning: bm25" not in result.stderr
+    quiet = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]), "-m", "nDCG@10",
+                                      "-f", "tsv", "--no-judged", "--unjudged-threshold", "0.5"])
+    assert "Judged@10" not in quiet.stdout and "warning" not in quiet.stderr

@@ -12,7 +12,8 @@ from judged.cli.output import write_output
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_qrels, read_run
-from judged.measures import parse
+from judged.measures import Measure, parse
+from judged.result import Result
 from judged.render import FORMATS, render_json, render_table, render_trec_eval, render_tsv
 
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
@@ -41,9 +42,14 @@ _RENDERERS = {
 @click.option("--norel", type=click.Choice(["0", "1", "skip"]),
               help="Set norel= on every measure that has it: the value of a query with no relevant judgment.")
 @click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
+@click.option("--judged/--no-judged", "add_judged", default=True, show_default=True,
+              help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")
+@click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,
+              help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
 @click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
 @click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
-def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, norel, depth, run_format, qrels_format):
+def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, norel, depth, add_judged,
+                 unjudged_threshold, run_format, qrels_format):
     """Evaluate RUNS against the judgments in --qrels.
 
     Every measure is printed in its fully explicit form, so the number always
@@ -57,6 +63,8 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
     parsed = [parse(m) for m in (measures or DEFAULT_MEASURES)]
     if norel is not None:
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
+    if add_judged and fmt != "trec_eval":  # trec_eval has no Judged@k
+        parsed = with_judged_beside_ndcg(parsed)
     status = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else None
     if status:
         status.start()
@@ -71,4 +79,35 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
     finally:
         if status:
             status.stop()
+    for warning in unjudged_warnings(results, unjudged_threshold):
+        click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
+
+
+def with_judged_beside_ndcg(measures: list[Measure]) -> list[Measure]:
+    """Insert ``Judged@k`` after each ``nDCG@k`` that does not already have one."""
+    present = {m.cutoff for m in measures if m.name == "Judged"}
+    out = []
+    for m in measures:
+        out.append(m)
+        if m.name == "nDCG" and m.cutoff is not None and m.cutoff not in present:
+            out.append(parse(f"Judged@{m.cutoff}"))
+            present.add(m.cutoff)
+    return out
+
+
+def unjudged_warnings(results: list[Result], threshold: float) -> list[str]:
+    """One line per run and nDCG cutoff where the unjudged share of the top k is above ``threshold``."""
+    lines = []
+    for result in results:
+        unjudged = result.provenance["unjudged_in_top_k"]
+        retrieved = result.provenance["retrieved_in_top_k"]
+        for k in sorted({m.cutoff for m in result.measures if m.name == "nDCG" and m.cutoff is not None}):
+            share = unjudged[str(k)] / retrieved[str(k)] if retrieved[str(k)] else 0.0
+            if share > threshold:
+                lines.append(
+                    f"{result.run}: {share:.1%} of the top {k} is unjudged (threshold {threshold:.0%}); "
+                    f"nDCG@{k} counts those documents as grade 0. `judged sensitivity` shows how far "
+                    "dropping them would move it; extending the pool would settle it."
+                )
+    return lines
