@@ -163,7 +163,7 @@ def test_exact_range_equals_brute_force(case):
         if not math.isnan(t_lo):
             assert b_lo <= t_lo + TOL and b_hi >= t_hi - TOL, (qid, b_lo, b_hi, t_lo, t_hi)
         # nothing unjudged in scope: the range collapses to unjudged-as-0, exactly
-        if len(values) == 1:
+        if (exact.unjudged_top_k if scope == "top_k" else exact.unjudged_retrieved)[i] == 0:
             assert (lo == hi == zero) or (math.isnan(lo) and math.isnan(hi) and math.isnan(zero))
         # unjudged-as-0 is an assignment when some grade gains 0: inside the range, condensed not below it
         if zero_gain and not math.isnan(zero):

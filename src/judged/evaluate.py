@@ -39,6 +39,7 @@ def evaluate(
     missing: str = "skip",
     depth: int | None = None,
     command: Sequence[str] | None = None,
+    config: dict | None = None,
 ) -> Result:
     """Score ``run`` against ``qrels`` with every measure in ``measures``.
 
@@ -49,7 +50,8 @@ def evaluate(
     trec_eval -c and ir_measures). ``depth`` keeps at most that many documents
     per query after ranking (trec_eval -M). Run queries without judgments are
     ignored and counted. A run that shares no query with the judgments is an
-    error, not 0.0.
+    error, not 0.0. ``command`` and ``config`` (a team config's record, see
+    :mod:`judged.config`) are stored in the provenance.
     """
     if missing not in MISSING_POLICIES:
         raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
@@ -84,6 +86,7 @@ def evaluate(
         aggregate[m] = _aggregate(values[m], m)
     qids = tuple(base.qids[i] for i in reported)
     provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
+    provenance["config"] = config
     return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
 
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 import click
 from rich.console import Console
 
-from judged.cli.output import write_output
+from judged.cli.output import config_option, write_output
+from judged.config import Config
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_qrels, read_run
@@ -32,13 +33,13 @@ _RENDERERS = {
               help="Judgments: TREC qrels, JSON, JSONL, CSV, TSV or Parquet (gzip transparent).")
 @click.option("--measure", "-m", "measures", multiple=True,
               help="Measure, e.g. nDCG@10, P(rel=2)@5, nDCG(gain=exp)@10; repeat for more. "
-              f"Default: {' '.join(DEFAULT_MEASURES)}.")
+              f"Default: the config's measures, else {' '.join(DEFAULT_MEASURES)}.")
 @click.option("--per-query", is_flag=True, help="Also print one value per query.")
 @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="Output format; trec_eval is byte-compatible with trec_eval -q.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically) instead of stdout.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES), default="skip", show_default=True,
-              help="Judged queries the run did not answer: skip them, or score them 0 (trec_eval -c).")
+@click.option("--missing", type=click.Choice(MISSING_POLICIES),
+              help="Judged queries the run did not answer: skip them (the default), or score them 0 (trec_eval -c).")
 @click.option("--norel", type=click.Choice(["0", "1", "skip"]),
               help="Set norel= on every measure that has it: the value of a query with no relevant judgment.")
 @click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
@@ -46,10 +47,11 @@ _RENDERERS = {
               help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")
 @click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
+@config_option
 @click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
 @click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
 def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, norel, depth, add_judged,
-                 unjudged_threshold, run_format, qrels_format):
+                 unjudged_threshold, config, run_format, qrels_format):
     """Evaluate RUNS against the judgments in --qrels.
 
     Every measure is printed in its fully explicit form, so the number always
@@ -60,7 +62,10 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
       judged eval examples/runs/bm25.run examples/runs/dense.run \\
           --qrels examples/qrels.txt -m nDCG@10 -m P@5 -m R@100
     """
-    parsed = [parse(m) for m in (measures or DEFAULT_MEASURES)]
+    team = Config.load(config)
+    parsed = [team.measure(m) for m in measures] if measures else team.default_measures()
+    parsed = parsed or [team.measure(m) for m in DEFAULT_MEASURES]
+    missing = team.with_missing(missing)
     if norel is not None:
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
     if add_judged and fmt != "trec_eval":  # trec_eval has no Judged@k
@@ -75,7 +80,8 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
             if status:
                 status.update(f"evaluating run {i}/{len(runs)}: {path}")
             run = read_run(path, format=run_format)
-            results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv))
+            results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
+                                    config=team.record()))
     finally:
         if status:
             status.stop()

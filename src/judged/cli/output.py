@@ -1,4 +1,4 @@
-"""Writing command output: to stdout, or atomically to a file (temporary file, then rename)."""
+"""Shared command-line pieces: the --config option, and writing output to stdout or atomically to a file."""
 
 from __future__ import annotations
 
@@ -7,6 +7,12 @@ import tempfile
 from pathlib import Path
 
 import click
+
+
+config_option = click.option(
+    "--config", type=click.Path(dir_okay=False),
+    help="Team conventions (judged.toml); default: ./judged.toml when it exists.",
+)
 
 
 def write_output(text: str, path: str | None) -> None:

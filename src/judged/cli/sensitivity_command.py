@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from judged.cli.output import write_output
+from judged.cli.output import config_option, write_output
+from judged.config import Config
 from judged.evaluate import MISSING_POLICIES
 from judged.render.sensitivity import render_sensitivity, render_sensitivity_json
 from judged.sensitivity import sensitivity
@@ -14,16 +15,18 @@ from judged.sensitivity import sensitivity
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="The measure and its chosen conventions.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES), default="skip", show_default=True,
-              help="The chosen policy for judged queries missing from a run.")
+@click.option("--missing", type=click.Choice(MISSING_POLICIES),
+              help="The chosen policy for judged queries missing from a run (default: skip).")
+@config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-def sensitivity_command(runs, qrels_path, measure, missing, fmt, output):
+def sensitivity_command(runs, qrels_path, measure, missing, config, fmt, output):
     """Evaluate RUNS under every variation of each convention of MEASURE.
 
     \b
     Example:
       judged sensitivity examples/runs/*.run --qrels examples/qrels.txt -m nDCG@10
     """
-    result = sensitivity(runs, qrels_path, measure, missing=missing)
+    team = Config.load(config)
+    result = sensitivity(runs, qrels_path, team.measure(measure), missing=team.with_missing(missing))
     write_output(render_sensitivity_json(result) if fmt == "json" else render_sensitivity(result), output)

@@ -50,6 +50,25 @@ def parse(text: str) -> Measure:
     return Measure(name, cutoff, **_convert(params, text))
 
 
+def explicit_params(text: str) -> dict[str, str]:
+    """The parameters written out in ``text``, in canonical form (``gain={ 1: 1 }`` -> ``{1:1}``).
+
+    >>> explicit_params("nDCG(ties=average, gain=exp)@5")
+    {'ties': 'average', 'gain': 'exp'}
+    """
+    head = _HEAD.match(text)
+    if head is None or not text[head.end() :].startswith("("):
+        return {}
+    close = _matching_paren(text, head.end())
+    raw = _split_params(text[head.end() + 1 : close], text)
+    return {key: canonical_param(key, value) for key, value in raw.items()}
+
+
+def canonical_param(key: str, value) -> str:
+    """The canonical text of one parameter value, validated (``rel=01`` -> ``1``)."""
+    return str(_CONVERTERS[key](key, str(value).strip().strip("'\""), str(value)))
+
+
 def _matching_paren(text: str, open_at: int) -> int:
     depth = 0
     for i in range(open_at, len(text)):

@@ -11,6 +11,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from judged.config import ensure_same_conventions
 from judged.result import Result
 
 
@@ -21,7 +22,8 @@ def _fmt(value: float, integer: bool) -> str:
 
 
 def render_table(results: Sequence[Result], per_query: bool = False, width: int | None = None) -> str:
-    """A rich table as plain text (colour only on a terminal)."""
+    """A rich table as plain text (colour only on a terminal); runs side by side must share conventions."""
+    ensure_same_conventions(results)
     buffer = io.StringIO()
     console = Console(file=buffer, width=width or shutil.get_terminal_size((120, 24)).columns,
                       force_terminal=False, color_system=None)
