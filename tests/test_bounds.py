@@ -299,3 +299,23 @@ def test_result_is_plain_data():
 def test_refuses_what_it_cannot_bound(measure, options):
     with pytest.raises(UsageError):
         unjudged_bounds({"q": {"a": 1.0}}, {"q": {"a": 1}}, measure, **options)
+
+
+def test_cli_bounds_table_and_json(examples):
+    import json
+
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    args = ["bounds", str(examples / "runs" / "naive.run"), str(examples / "runs" / "bm25.run"),
+            "--qrels", str(examples / "qrels.txt"), "-m", "nDCG@10"]
+    text = CliRunner().invoke(main, args + ["--per-query"])
+    assert text.exit_code == 0, text.output
+    assert "naive per query" in text.stdout and "15/15" in text.stdout
+    data = json.loads(CliRunner().invoke(main, args + ["-f", "json"]).stdout)["bounds"]
+    naive = data[0]
+    assert naive["run"] == "naive" and naive["means"]["min"] <= naive["means"]["zero"] <= naive["means"]["max"]
+    assert naive["per_query"]["q01"]["method"] == "exact"
+    evaluated = judged.evaluate(examples / "runs" / "naive.run", examples / "qrels.txt", ["nDCG@10"])
+    assert naive["means"]["zero"] == pytest.approx(evaluated.value("nDCG@10"))

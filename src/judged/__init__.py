@@ -14,6 +14,7 @@ import os
 # the measured trade-off). Only effective when judged is imported before polars.
 os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:true,dirty_decay_ms:100,muzzy_decay_ms:0")
 
+from judged.bounds import BoundsResult, unjudged_bounds
 from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
 from judged.evaluate import evaluate
 from judged.explain import Explanation, explain
@@ -26,7 +27,7 @@ from judged.sensitivity import Sensitivity, sensitivity
 __version__ = "0.1.0"
 
 __all__ = [
-    "Explanation",
+    "BoundsResult",    "Explanation",
     "Gain",
     "InputError",
     "JudgedError",
@@ -45,4 +46,5 @@ __all__ = [
     "read_qrels",
     "read_run",
     "sensitivity",
+    "unjudged_bounds",
 ]

@@ -82,7 +82,6 @@ of scored queries does not change, which holds unless ``norel=skip``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 

@@ -10,6 +10,7 @@ import sys
 
 import click
 
+from judged.cli.bounds_command import bounds_command
 from judged.cli.eval_command import eval_command
 from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
@@ -37,6 +38,7 @@ def main() -> None:
 
 
 main.add_command(eval_command)
+main.add_command(bounds_command)
 main.add_command(explain_command)
 main.add_command(measures_command)
 main.add_command(sensitivity_command)

@@ -1,0 +1,38 @@
+"""``judged bounds``: nDCG with unjudged as 0, condensed, and the exact range the unjudged grades allow."""
+
+from __future__ import annotations
+
+import click
+
+from judged.bounds import unjudged_bounds
+from judged.cli.output import config_option, write_output
+from judged.config import Config
+from judged.evaluate import MISSING_POLICIES
+from judged.io import read_qrels
+from judged.render.bounds import render_bounds, render_bounds_json
+
+
+@click.command("bounds")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--measure", "-m", default="nDCG@10", show_default=True, help="An nDCG measure.")
+@click.option("--scope", type=click.Choice(["top_k", "retrieved"]), default="top_k", show_default=True,
+              help="Which unjudged documents may take a grade: those in the top k, or every retrieved one.")
+@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@click.option("--per-query", is_flag=True, help="Also print every query's figures.")
+@config_option
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+def bounds_command(runs, qrels_path, measure, scope, missing, per_query, config, fmt, output):
+    """What the judgments cannot say: the exact minimum and maximum nDCG of RUNS over every
+    grade their unjudged documents could have, beside nDCG with unjudged as 0 and condensed.
+
+    \b
+    Example:
+      judged bounds examples/runs/naive.run --qrels examples/qrels.txt -m nDCG@10 --per-query
+    """
+    team = Config.load(config)
+    qrels = read_qrels(qrels_path)
+    results = [unjudged_bounds(run, qrels, team.measure(measure), missing=team.with_missing(missing), scope=scope)
+               for run in runs]
+    write_output(render_bounds_json(results) if fmt == "json" else render_bounds(results, per_query), output)

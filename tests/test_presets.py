@@ -1,0 +1,435 @@
+"""Presets reproduce each library's per-query numbers: equality against the installed libraries.
+
+Every test draws seeded collections (``collection``) built to hit the edges:
+judged queries the run missed, a run-only query, queries with no relevant
+judgment, negative grades (pooled but unjudged), retrieved documents never
+judged, judged documents never retrieved, and docids whose byte order is not
+their numeric order. Scores are multiples of 1/8 or 1/4, exact in float32, so
+trec_eval's and TorchMetrics' float scores change nothing.
+
+Where a library orders tied scores in a way judged cannot state (ranx:
+arbitrary; ir_measures' RR@k: docid ascending; TorchMetrics' P, RR, HitRate:
+torch.topk), the collection is tie-free, as the presets' caveats say.
+TorchMetrics computes in float32, so it is compared to 1e-6; every other
+library to 1e-9.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import ir_measures
+import numpy as np
+import pytest
+import pytrec_eval
+import pytrec_eval_ext
+import torch
+from ranx import Qrels as RanxQrels
+from ranx import Run as RanxRun
+from ranx import evaluate as ranx_evaluate
+from sklearn.metrics import dcg_score, ndcg_score
+from torchmetrics.functional.retrieval import (
+    retrieval_hit_rate,
+    retrieval_normalized_dcg,
+    retrieval_precision,
+    retrieval_reciprocal_rank,
+)
+from torchmetrics.retrieval import RetrievalNormalizedDCG
+
+import judged
+from judged import presets
+from judged.errors import MeasureError, UsageError
+
+EXACT = 1e-9
+FLOAT32 = 1e-6
+
+
+def collection(seed: int, *, ties: bool, queries: int = 30) -> tuple[dict, dict]:
+    """``(run, qrels)`` dicts: ``queries`` judged queries, every 9th missing from the run, one run-only query.
+
+    With ``ties`` the scores take four values (many ties); without, each query's
+    scores are distinct. All scores are positive multiples of 1/8 (exact in float32).
+    """
+    rng = np.random.default_rng(seed)
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for i in range(queries):
+        qid = f"q{i:02d}"
+        judged_docs = [f"d{j}" for j in rng.permutation(30)[: int(rng.integers(1, 16))]]
+        grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged_docs))
+        if i % 6 == 1:
+            grades = np.minimum(grades, 0)  # no relevant judgment
+        if grades.max() < 0:
+            grades[0] = 0  # trec_eval misreads a query whose grades are all negative
+        qrels[qid] = {d: int(g) for d, g in zip(judged_docs, grades)}
+        if i % 9 == 4:
+            continue  # judged, missing from the run
+        retrieved = [f"d{j}" for j in rng.permutation(30)[: int(rng.integers(2, 21))]]
+        if ties:
+            scores = rng.integers(1, 5, size=len(retrieved)) / 4.0
+        else:
+            scores = (rng.permutation(len(retrieved)) + 1) / 8.0
+        run[qid] = {d: float(s) for d, s in zip(retrieved, scores)}
+    run["run_only"] = {"d1": 1.0, "d2": 0.5}
+    return run, qrels
+
+
+TIED = collection(1, ties=True)
+TIE_FREE = collection(2, ties=False)
+
+
+def judged_values(preset: str, measures: list[str], run, qrels) -> dict[str, dict[str, float]]:
+    """judged's per-query values under ``preset``, by the measure string as given (NaN left out)."""
+    mapped, options = presets.apply(preset, measures)
+    result = judged.evaluate(run, qrels, mapped, **options)
+    out = {}
+    for text, m in zip(measures, mapped):
+        values = dict(zip(result.qids, result.values[m]))
+        out[text] = {q: float(v) for q, v in values.items() if not math.isnan(v)}
+    return out
+
+
+def assert_same(mine: dict[str, float], theirs: dict[str, float], what: str, tol: float = EXACT) -> None:
+    assert set(mine) == set(theirs), (
+        f"{what}: judged scores {sorted(set(mine) - set(theirs))} only, the library {sorted(set(theirs) - set(mine))} only"
+    )
+    bad = {q: (mine[q], theirs[q]) for q in mine if not math.isclose(mine[q], theirs[q], rel_tol=0, abs_tol=tol)}
+    assert not bad, f"{what}: {len(bad)} queries differ (judged, library): {dict(list(bad.items())[:4])}"
+
+
+def with_params(text: str, **params) -> str:
+    """``text`` with ``params`` set on the measure, where its family has them."""
+    m = judged.parse(text)
+    usable = {k: v for k, v in params.items() if k in m.family.params}
+    return str(dataclasses.replace(m, **usable))
+
+
+# ---------------------------------------------------------------------------------------------
+# trec_eval and pytrec_eval
+
+TREC_PAIRS = {
+    "nDCG@5": "ndcg_cut_5", "nDCG@10": "ndcg_cut_10", "nDCG": "ndcg", "P@5": "P_5", "P@20": "P_20",
+    "P": "set_P", "R@10": "recall_10", "R": "set_recall", "AP": "map", "AP@5": "map_cut_5",
+    "RR": "recip_rank", "Success@3": "success_3", "Rprec": "Rprec", "Bpref": "bpref", "NumRet": "num_ret",
+    "NumRel": "num_rel", "NumRelRet": "num_rel_ret",
+}
+TREC_REQUEST = {"ndcg_cut.5,10", "ndcg", "P.5,20", "set_P", "recall.10", "set_recall", "map", "map_cut.5",
+                "recip_rank", "success.3", "Rprec", "bpref", "num_ret", "num_rel", "num_rel_ret"}
+
+
+@pytest.mark.parametrize("preset", ["trec_eval", "pytrec_eval"])
+@pytest.mark.parametrize("rel,drop", [(1, False), (2, False), (1, True)])
+def test_trec_presets_match_pytrec_eval(preset, rel, drop):
+    """Every measure, per query, equals pytrec_eval's under -l and -J; the query sets are equal too."""
+    run, qrels = TIED
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, TREC_REQUEST, relevance_level=rel,
+                                            judged_docs_only_flag=drop).evaluate(run)
+    pairs = {with_params(m, rel=rel, unjudged="drop" if drop else "zero"): trec for m, trec in TREC_PAIRS.items()}
+    if drop:
+        del pairs["NumRet"]  # under -J num_ret counts judged documents only; judged has no such measure
+    mine = judged_values(preset, list(pairs), run, qrels)
+    for measure, trec in pairs.items():
+        assert presets.get(preset).library_measure(measure).split()[0] == trec
+        assert_same(mine[measure], {q: v[trec] for q, v in theirs.items()}, f"{preset} {measure} vs {trec}")
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_trec_presets_gain_map_matches_pytrec_eval_ndcg_with_gains(drop):
+    """An integer gain map is trec_eval's -m ndcg.1=1,2=3,3=7 (through pytrec_eval's C extension)."""
+    run, qrels = TIED
+    measure = "nDCG(gain={1:1,2:3,3:7},unjudged=drop)" if drop else "nDCG(gain={1:1,2:3,3:7})"
+    theirs = pytrec_eval_ext.RelevanceEvaluator(qrels, {"ndcg.1=1,2=3,3=7"}, 1, drop).evaluate(run)
+    for preset in ("trec_eval", "pytrec_eval"):
+        assert presets.get(preset).library_measure(measure).startswith("ndcg_1=1,2=3,3=7")
+        mine = judged_values(preset, [measure], run, qrels)[measure]
+        assert_same(mine, {q: v["ndcg"] for q, v in theirs.items()}, f"{preset} {measure}")
+
+
+def test_trec_presets_are_judged_defaults():
+    for text in TREC_PAIRS:
+        assert presets.get("trec_eval").measure(text) == judged.parse(text)
+        assert presets.get("pytrec_eval").measure(text) == judged.parse(text)
+    assert presets.get("trec_eval").options == {"missing": "skip"}
+    assert presets.get("pytrec_eval").options == {"missing": "skip"}
+
+
+# ---------------------------------------------------------------------------------------------
+# ir_measures
+
+IRM_PAIRS = {
+    "nDCG@5": "nDCG@5", "nDCG": "nDCG", "nDCG(gain={1:1,2:3,3:7})@5": "nDCG(gains={1:1,2:3,3:7})@5",
+    "nDCG(gain={0:1,1:2})@10": "nDCG(gains={0:1,1:2})@10",
+    "nDCG(unjudged=drop)@5": "nDCG(judged_only=True)@5", "P@5": "P@5", "P(rel=2)@5": "P(rel=2)@5",
+    "P(unjudged=drop)@5": "P(judged_only=True)@5", "P": "SetP", "R@10": "R@10", "R(rel=2)": "SetR(rel=2)",
+    "AP": "AP", "AP(rel=2)@5": "AP(rel=2)@5", "RR": "RR", "RR(unjudged=drop)": "RR(judged_only=True)",
+    "Success@3": "Success@3", "Rprec": "Rprec", "Bpref(rel=2)": "Bpref(rel=2)", "NumRet": "NumRet",
+    "NumRelRet(rel=2)": "NumRet(rel=2)",
+}
+IRM_TIE_SENSITIVE = {"RR@3": "RR@3", "RR(rel=2)@5": "RR(rel=2)@5"}  # msmarco provider: docid ascending
+
+
+def ir_measures_values(pairs: dict[str, str], run, qrels) -> dict[str, dict[str, float]]:
+    parsed = {text: ir_measures.parse_measure(theirs) for text, theirs in pairs.items()}
+    by_measure = {m: text for text, m in parsed.items()}
+    out: dict[str, dict[str, float]] = {text: {} for text in pairs}
+    for metric in ir_measures.iter_calc(list(parsed.values()), qrels, run):
+        out[by_measure[metric.measure]][metric.query_id] = float(metric.value)
+    return out
+
+
+@pytest.mark.parametrize("data,pairs", [(TIED, IRM_PAIRS), (TIE_FREE, {**IRM_PAIRS, **IRM_TIE_SENSITIVE})],
+                         ids=["tied", "tie-free"])
+def test_ir_measures_preset_matches_ir_measures(data, pairs):
+    """Per query, over every judged query: a query missing from the run is 0 in both (missing='zero')."""
+    run, qrels = data
+    theirs = ir_measures_values(pairs, run, qrels)
+    mine = judged_values("ir_measures", list(pairs), run, qrels)
+    for measure, name in pairs.items():
+        assert presets.get("ir_measures").library_measure(measure) == name
+        assert set(mine[measure]) == set(qrels), measure
+        assert_same(mine[measure], theirs[measure], f"ir_measures {measure} vs {name}")
+
+
+def test_ir_measures_rr_at_k_ties_differ_as_the_caveat_says():
+    """The msmarco provider puts tied docids in ascending order; judged's trec rule descending."""
+    run, qrels = {"q1": {"a": 1.0, "b": 1.0}}, {"q1": {"a": 1}}
+    theirs = ir_measures_values({"RR@10": "RR@10"}, run, qrels)["RR@10"]["q1"]
+    mine = judged_values("ir_measures", ["RR@10"], run, qrels)["RR@10"]["q1"]
+    assert (theirs, mine) == (1.0, 0.5)
+    assert any("docid ascending" in note for note in presets.get("ir_measures").notes("RR@10"))
+
+
+# ---------------------------------------------------------------------------------------------
+# ranx (tie-free: ranx orders ties arbitrarily)
+
+RANX_PAIRS = {
+    "nDCG@5": "ndcg@5", "nDCG": "ndcg", "nDCG(gain=exp)@5": "ndcg_burges@5", "nDCG(gain={1:0})@5": "ndcg@5-l2",
+    "DCG@5": "dcg@5", "P@5": "precision@5", "P": "precision", "P(rel=2)@5": "precision@5-l2",
+    "R@10": "recall@10", "R": "recall", "AP": "map", "AP@5": "map@5", "RR": "mrr", "RR@3": "mrr@3",
+    "Success@3": "hit_rate@3", "Success": "hit_rate", "Rprec": "r-precision", "Rprec(rel=2)": "r-precision-l2",
+}
+RANX_BURGES_PAIRS = {"nDCG@5": "ndcg_burges@5", "nDCG": "ndcg_burges", "DCG@5": "dcg_burges@5",
+                     "DCG": "dcg_burges"}
+
+
+def ranx_values(metrics: list[str], run, qrels) -> dict[str, dict[str, float]]:
+    ranx_run = RanxRun(run)
+    ranx_evaluate(RanxQrels(qrels), ranx_run, metrics, return_mean=False, make_comparable=True)
+    return {m: {q: float(v) for q, v in ranx_run.scores[m].items()} for m in metrics}
+
+
+@pytest.mark.parametrize("preset,pairs", [("ranx", RANX_PAIRS), ("ranx_burges", RANX_BURGES_PAIRS)])
+def test_ranx_presets_match_ranx(preset, pairs):
+    """Per query, with make_comparable=True: missing queries 0, run-only queries dropped."""
+    run, qrels = TIE_FREE
+    theirs = ranx_values(list(pairs.values()), run, qrels)
+    mine = judged_values(preset, list(pairs), run, qrels)
+    for measure, name in pairs.items():
+        assert presets.get(preset).library_measure(measure) == name
+        assert_same(mine[measure], theirs[name], f"{preset} {measure} vs {name}")
+
+
+def test_ranx_refuses_missing_queries_without_make_comparable():
+    """The caveat behind missing='zero': plain ranx.evaluate refuses differing query sets."""
+    run, qrels = TIE_FREE
+    with pytest.raises(AssertionError, match="make_comparable"):
+        ranx_evaluate(RanxQrels(qrels), RanxRun(run), ["ndcg@5"], return_mean=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# scikit-learn and TorchMetrics: one row of candidates per query, built from what the run retrieved
+
+GAINS = {
+    "linear": lambda g: float(g),
+    "exp": lambda g: 2.0**g - 1.0,
+    "{1:1,2:2.5,3:10}": lambda g: {1: 1.0, 2: 2.5, 3: 10.0}.get(g, float(g)),
+}
+
+
+def rows(run, qrels, gain=GAINS["linear"], drop=False, rel=None):
+    """Per judged query in the run: (scores, relevance) of its candidates; relevance = gain, 0 if unjudged.
+
+    With ``rel``, relevance is binary (grade >= rel). With ``drop``, unjudged
+    candidates (and negative grades, pooled but unjudged) are left out.
+    """
+    out = {}
+    for qid, docs in run.items():
+        if qid not in qrels:
+            continue
+        scores, relevance = [], []
+        for doc, score in docs.items():
+            grade = qrels[qid].get(doc, -1)
+            if drop and grade < 0:
+                continue
+            scores.append(score)
+            if rel is not None:
+                relevance.append(float(grade >= rel))
+            else:
+                relevance.append(gain(grade) if grade > 0 else 0.0)
+        out[qid] = (np.array(scores), np.array(relevance))
+    return out
+
+
+@pytest.mark.parametrize("gain", list(GAINS))
+@pytest.mark.parametrize("drop", [False, True])
+def test_sklearn_preset_matches_ndcg_score_and_dcg_score(gain, drop):
+    """Ties averaged, ideal from the candidates; queries with fewer than 2 candidates are sklearn errors."""
+    run, qrels = TIED
+    params = [] if gain == "linear" else [f"gain={gain}"]
+    if drop:
+        params.append("unjudged=drop")
+    written = f"({','.join(params)})" if params else ""
+    measures = {f"nDCG{written}@5": (ndcg_score, 5), f"nDCG{written}@10": (ndcg_score, 10),
+                f"nDCG{written}": (ndcg_score, None), f"DCG{written}@5": (dcg_score, 5),
+                f"DCG{written}": (dcg_score, None)}
+    mine = judged_values("sklearn", list(measures), run, qrels)
+    data = rows(run, qrels, GAINS[gain], drop)
+    usable = {q for q, (scores, _) in data.items() if len(scores) >= 2}
+    assert len(usable) >= (10 if drop else 20)
+    for measure, (fn, k) in measures.items():
+        assert set(mine[measure]) == set(data), measure  # every judged query in the run; missing skipped
+        theirs = {q: float(fn([data[q][1]], [data[q][0]], k=k)) for q in usable}
+        assert_same({q: mine[measure][q] for q in usable}, theirs, f"sklearn {measure}")
+
+
+def test_sklearn_preset_scores_norel_rows_zero():
+    run, qrels = TIED
+    mine = judged_values("sklearn", ["nDCG@5"], run, qrels)["nDCG@5"]
+    empty = [q for q, (_, relevance) in rows(run, qrels).items() if not relevance.any()]
+    assert empty and all(mine[q] == 0.0 for q in empty)
+
+
+def torch_row(scores, relevance, integer=True):
+    target = torch.tensor(relevance, dtype=torch.long if integer else torch.float64)
+    return torch.tensor(scores, dtype=torch.float64), target
+
+
+@pytest.mark.parametrize("gain", list(GAINS))
+@pytest.mark.parametrize("drop", [False, True])
+def test_torchmetrics_preset_matches_retrieval_normalized_dcg(gain, drop):
+    run, qrels = TIED
+    params = [] if gain == "linear" else [f"gain={gain}"]
+    if drop:
+        params.append("unjudged=drop")
+    written = f"({','.join(params)})" if params else ""
+    measures = {f"nDCG{written}@5": 5, f"nDCG{written}@10": 10, f"nDCG{written}": None}
+    mine = judged_values("torchmetrics", list(measures), run, qrels)
+    data = {q: row for q, row in rows(run, qrels, GAINS[gain], drop).items() if len(row[0])}
+    integer = gain != "{1:1,2:2.5,3:10}"
+    for measure, k in measures.items():
+        theirs = {q: float(retrieval_normalized_dcg(*torch_row(s, r, integer), top_k=k)) for q, (s, r) in data.items()}
+        assert_same({q: mine[measure][q] for q in data}, theirs, f"torchmetrics {measure}", FLOAT32)
+
+
+@pytest.mark.parametrize("norel,action", [("0", "neg"), ("1", "pos"), ("skip", "skip")])
+def test_torchmetrics_norel_is_empty_target_action(norel, action):
+    """The module's empty_target_action for a query with no positive target is judged's norel."""
+    run, qrels = TIED
+    data = {q: row for q, row in rows(run, qrels).items() if len(row[0])}
+    captured = []
+    metric = RetrievalNormalizedDCG(top_k=5, empty_target_action=action,
+                                    aggregation=lambda values, dim=None: captured.append(values) or values.mean())
+    order = sorted(data)
+    for index, q in enumerate(order):
+        scores, relevance = data[q]
+        preds, target = torch_row(scores, relevance)
+        metric.update(preds, target, indexes=torch.full_like(target, index))
+    metric.compute()
+    kept = [q for q in order if action != "skip" or data[q][1].any()]
+    theirs = dict(zip(kept, captured[0].tolist()))
+    mine = judged_values("torchmetrics", [f"nDCG(norel={norel})@5"], run, qrels)[f"nDCG(norel={norel})@5"]
+    assert_same({q: v for q, v in mine.items() if q in data}, theirs, f"torchmetrics norel={norel}", FLOAT32)
+
+
+TORCH_BINARY = {
+    "P@5": (retrieval_precision, 5, 1), "P@30": (retrieval_precision, 30, 1), "P": (retrieval_precision, None, 1),
+    "P(rel=2)@5": (retrieval_precision, 5, 2), "RR": (retrieval_reciprocal_rank, None, 1),
+    "RR@3": (retrieval_reciprocal_rank, 3, 1), "RR(rel=2)": (retrieval_reciprocal_rank, None, 2),
+    "Success@3": (retrieval_hit_rate, 3, 1), "Success": (retrieval_hit_rate, None, 1),
+}
+
+
+@pytest.mark.parametrize("drop", [False, True])
+def test_torchmetrics_preset_matches_binary_retrieval_metrics(drop):
+    """P, RR and HitRate on tie-free, positive scores (the preset's caveats)."""
+    run, qrels = TIE_FREE
+    measures = {with_params(m, unjudged="drop" if drop else "zero"): spec for m, spec in TORCH_BINARY.items()}
+    mine = judged_values("torchmetrics", list(measures), run, qrels)
+    for measure, (fn, k, rel) in measures.items():
+        data = {q: row for q, row in rows(run, qrels, drop=drop, rel=rel).items() if len(row[0])}
+        theirs = {q: float(fn(*torch_row(s, r), top_k=k)) for q, (s, r) in data.items()}
+        assert_same({q: mine[measure][q] for q in data}, theirs, f"torchmetrics {measure}", FLOAT32)
+
+
+def test_torchmetrics_non_positive_scores_differ_as_the_caveat_says():
+    """retrieval_precision counts a relevant candidate scored <= 0 as non-relevant; judged does not."""
+    preds, target = torch.tensor([0.5, -0.5]), torch.tensor([0, 1])
+    assert float(retrieval_precision(preds, target, top_k=2)) == 0.0
+    mine = judged_values("torchmetrics", ["P@2"], {"q": {"a": 0.5, "b": -0.5}}, {"q": {"b": 1}})["P@2"]["q"]
+    assert mine == 0.5
+    assert any("preds > 0" in note for note in presets.get("torchmetrics").notes("P@2"))
+
+
+# ---------------------------------------------------------------------------------------------
+# The API and its errors
+
+
+def test_names_get_and_apply():
+    assert presets.names() == ["trec_eval", "pytrec_eval", "ir_measures", "ranx", "ranx_burges", "sklearn",
+                               "torchmetrics"]
+    for name in presets.names():
+        preset = presets.get(name)
+        assert preset.name == name and preset.description and preset.caveats
+        assert set(preset.options) == {"missing"}
+    assert presets.get("scikit-learn") is presets.get("sklearn")
+    assert presets.get("TREC-EVAL") is presets.get("trec_eval")
+    measures, options = presets.apply("ranx", "nDCG@10")
+    assert [str(m) for m in measures] == ["nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10"]
+    options["missing"] = "skip"
+    assert presets.get("ranx").options == {"missing": "zero"}
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        presets.get("ranx").name = "other"  # type: ignore[misc]
+
+
+def test_fixed_conventions_replace_defaults():
+    sk = presets.get("sklearn").measure(judged.parse("nDCG@10"))
+    assert (sk.ideal, sk.ties, sk.norel) == ("returned", "average", "0")
+    assert presets.get("ranx_burges").measure("nDCG@10").gain == judged.Gain("exp")
+    assert presets.get("torchmetrics").measure("nDCG(norel=skip)@10").norel == "skip"
+
+
+def test_unknown_preset_suggests_a_name():
+    with pytest.raises(UsageError, match=r"unknown preset 'rnax'\. Did you mean 'ranx'"):
+        presets.get("rnax")
+    with pytest.raises(UsageError, match="Presets: trec_eval, pytrec_eval"):
+        presets.apply("nothing_like_it", ["nDCG@10"])
+
+
+@pytest.mark.parametrize("preset,measure,reason", [
+    ("sklearn", "RR", "no reciprocal rank"),
+    ("sklearn", "P@5", "no precision at k"),
+    ("torchmetrics", "R@10", "among the supplied candidates"),
+    ("torchmetrics", "AP", "relevant candidates found"),
+    ("ranx", "Bpref", "bpref"),
+    ("ranx", "nDCG(ties=average)@10", "arbitrarily"),
+    ("ranx", "nDCG(unjudged=drop)@10", "judged-only"),
+    ("ranx_burges", "P@5", "use the ranx preset"),
+    ("ir_measures", "nDCG(gain=exp)@10", "gdeval"),
+    ("ir_measures", "NumRel", "missing from the run"),
+    ("ir_measures", "RR(unjudged=drop)@10", "msmarco"),
+    ("trec_eval", "RR@10", "takes no cutoff"),
+    ("trec_eval", "nDCG(gain={1:1,2:3})@10", "ndcg_cut takes no gain map"),
+    ("trec_eval", "nDCG(gain={1:1.5,2:3})", "through an int"),
+    ("pytrec_eval", "P(rel=0)@5", "relevance_level"),
+    ("sklearn", "nDCG(ideal=judged,norel=1)@10", "norel=1"),
+    ("sklearn", "nDCG(gain={0:1})@10", "grade 0"),
+])
+def test_unsupported_measure_is_a_clear_error(preset, measure, reason):
+    with pytest.raises(UsageError, match=rf"preset '{preset}' cannot reproduce {__import__('re').escape(measure)}: .*{reason}"):
+        presets.get(preset).measure(measure)
+
+
+def test_bad_measure_text_is_a_measure_error():
+    with pytest.raises(MeasureError, match="Did you mean"):
+        presets.get("ranx").measure("nDGC@10")
