@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import math
 
-import pytest
 import pytrec_eval
 import pytrec_eval_ext
 from hypothesis import given, settings

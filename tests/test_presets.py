@@ -44,6 +44,9 @@ from judged.errors import MeasureError, UsageError
 EXACT = 1e-9
 FLOAT32 = 1e-6
 
+# ranx's numba kernels warn about a uint64 -> int64 cast of hashed doc ids; not ours to fix.
+pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
+
 
 def collection(seed: int, *, ties: bool, queries: int = 30) -> tuple[dict, dict]:
     """``(run, qrels)`` dicts: ``queries`` judged queries, every 9th missing from the run, one run-only query.

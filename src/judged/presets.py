@@ -236,11 +236,11 @@ _TREC_ABSENT = {
 }
 
 _TREC_CAVEATS = (
-    "trec_eval stores run scores as C float: scores equal after rounding to 32 bits tie there (and fall to "
-    "the docid rule) but not in judged; runs written with fewer than 7 significant digits are unaffected.",
+    ("trec_eval stores run scores as C float: scores equal after rounding to 32 bits tie there (and fall to "
+     "the docid rule) but not in judged; runs written with fewer than 7 significant digits are unaffected."),
     "trec_eval reads grades with atol, so a fractional grade is truncated there; judged refuses it.",
-    "Gain maps apply to ndcg without a cutoff only (-m ndcg.1=1,2=3,3=7) and must be integers: trec_eval "
-    "compares gains through an int.",
+    ("Gain maps apply to ndcg without a cutoff only (-m ndcg.1=1,2=3,3=7) and must be integers: trec_eval "
+     "compares gains through an int."),
 )
 
 
@@ -265,8 +265,8 @@ _TREC_EVAL = Preset(
     library="trec_eval",
     options={"missing": "skip"},
     caveats=(
-        "Missing queries are skipped, as trec_eval 9.x and pytrec_eval do; trec_eval 10.0 refuses a judged "
-        "query missing from the run unless -c is given, and -c scores it 0: use missing='zero' for -c.",
+        ("Missing queries are skipped, as trec_eval 9.x and pytrec_eval do; trec_eval 10.0 refuses a judged "
+         "query missing from the run unless -c is given, and -c scores it 0: use missing='zero' for -c."),
         *_TREC_CAVEATS,
         "trec_eval's -M depth is evaluate(depth=...); -J is unjudged=drop; -l is rel.",
     ),
@@ -281,12 +281,12 @@ _PYTREC_EVAL = Preset(
     library="pytrec_eval",
     options={"missing": "skip"},
     caveats=(
-        "pytrec_eval returns the queries that are in both the run and the judgments and leaves averaging to "
-        "you; judged skips missing queries (missing='skip') and means the rest.",
+        ("pytrec_eval returns the queries that are in both the run and the judgments and leaves averaging to "
+         "you; judged skips missing queries (missing='skip') and means the rest."),
         "relevance_level must be >= 1 in pytrec_eval (rel=0 raises TypeError there).",
         *_TREC_CAVEATS,
-        "A gain map reaches pytrec_eval only through its C extension (measure 'ndcg.1=1,2=3'), and an evaluator "
-        "built with one fails on its second evaluate(); build a new one per call.",
+        ("A gain map reaches pytrec_eval only through its C extension (measure 'ndcg.1=1,2=3'), and an evaluator "
+         "built with one fails on its second evaluate(); build a new one per call."),
     ),
     _rules=_trec_rules(1, "pytrec_eval refuses relevance_level < 1"),
     _why=_TREC_WHY,
@@ -372,13 +372,13 @@ _IR_MEASURES = Preset(
     library="ir_measures",
     options={"missing": "zero"},
     caveats=(
-        "ir_measures yields its DEFAULT (0) for every judged query its provider did not score, so a query "
-        "missing from the run scores 0 and counts in the mean (missing='zero').",
+        ("ir_measures yields its DEFAULT (0) for every judged query its provider did not score, so a query "
+         "missing from the run scores 0 and counts in the mean (missing='zero')."),
         _IRM_TIE_NOTE,
-        "nDCG(dcg='exp-log2') is refused: gdeval.pl rounds to 5 decimals (with a cutoff) and the ranx provider "
-        "fails (without one); the exact exponential nDCG in ir_measures is nDCG(gains={0:0,1:1,2:3,3:7}).",
-        "NumRel is refused: ir_measures reports 0 for a query missing from the run, not its number of relevant "
-        "documents.",
+        ("nDCG(dcg='exp-log2') is refused: gdeval.pl rounds to 5 decimals (with a cutoff) and the ranx provider "
+         "fails (without one); the exact exponential nDCG in ir_measures is nDCG(gains={0:0,1:1,2:3,3:7})."),
+        ("NumRel is refused: ir_measures reports 0 for a query missing from the run, not its number of relevant "
+         "documents."),
         "Judged@k is refused: ir_measures counts negative grades as judged and breaks ties by docid ascending.",
         "Scores pass through pytrec_eval's C float, as with trec_eval.",
     ),
@@ -473,11 +473,11 @@ _RANX_ABSENT = {
 }
 _RANX_CAVEATS = (
     _RANX_TIES,
-    "ranx.evaluate refuses a run whose query ids differ from the judgments' unless make_comparable=True, "
-    "which gives each missing query an empty ranking (0) and drops run-only queries: the preset uses "
-    "missing='zero', the make_comparable=True numbers.",
-    "ranx's -lL suffix removes labels below L before nDCG, so unlike trec_eval the threshold changes nDCG: "
-    "ranx ndcg@k-lL is judged nDCG(gain={1:0,...,L-1:0})@k under the ranx preset.",
+    ("ranx.evaluate refuses a run whose query ids differ from the judgments' unless make_comparable=True, "
+     "which gives each missing query an empty ranking (0) and drops run-only queries: the preset uses "
+     "missing='zero', the make_comparable=True numbers."),
+    ("ranx's -lL suffix removes labels below L before nDCG, so unlike trec_eval the threshold changes nDCG: "
+     "ranx ndcg@k-lL is judged nDCG(gain={1:0,...,L-1:0})@k under the ranx preset."),
     "ranx hashes document ids (numba hash) to compare them; a hash collision would merge two documents.",
 )
 
@@ -539,12 +539,12 @@ _SKLEARN = Preset(
     options={"missing": "skip"},
     caveats=(
         _DENSE_NOTE,
-        "ndcg_score builds the ideal list from the candidates supplied (ideal=returned): a run that retrieved "
-        "one relevant document of ten scores 1.0 there.",
-        "Tied scores are averaged over each tied group (McSherry & Najork; ignore_ties=False, the default): "
-        "ties=average. ignore_ties=True orders ties by numpy's argsort instead and is not reproduced.",
-        "A row whose relevance is all 0 scores 0 (norel=0); a query with fewer than 2 candidates raises in "
-        "ndcg_score, and negative relevance is refused there.",
+        ("ndcg_score builds the ideal list from the candidates supplied (ideal=returned): a run that retrieved "
+         "one relevant document of ten scores 1.0 there."),
+        ("Tied scores are averaged over each tied group (McSherry & Najork; ignore_ties=False, the default): "
+         "ties=average. ignore_ties=True orders ties by numpy's argsort instead and is not reproduced."),
+        ("A row whose relevance is all 0 scores 0 (norel=0); a query with fewer than 2 candidates raises in "
+         "ndcg_score, and negative relevance is refused there."),
         "y_true is the gain: gain=exp means passing 2^grade - 1 as y_true, a gain map passing the mapped values.",
         "A query missing from the run has no row and is not scored (missing='skip').",
     ),
@@ -601,11 +601,11 @@ _TORCHMETRICS = Preset(
     options={"missing": "skip"},
     caveats=(
         _DENSE_NOTE,
-        "retrieval_normalized_dcg is a translation of scikit-learn's: linear gain on the target, ideal from "
-        "the supplied targets (ideal=returned), ties averaged (ties=average).",
-        "A query with no positive target is the module's empty_target_action: 'neg' (default, and the "
-        "functional form) is norel=0, 'pos' is norel=1, 'skip' is norel=skip (nDCG only; P, RR and HitRate "
-        "reproduce the default).",
+        ("retrieval_normalized_dcg is a translation of scikit-learn's: linear gain on the target, ideal from "
+         "the supplied targets (ideal=returned), ties averaged (ties=average)."),
+        ("A query with no positive target is the module's empty_target_action: 'neg' (default, and the "
+         "functional form) is norel=0, 'pos' is norel=1, 'skip' is norel=skip (nDCG only; P, RR and HitRate "
+         "reproduce the default)."),
         "P, RR and HitRate take a binary target: target = 1 when grade >= rel.",
         _TORCH_FLOAT32,
         _TORCH_POSITIVE,

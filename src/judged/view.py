@@ -17,7 +17,6 @@ from functools import cached_property
 
 import numpy as np
 import polars as pl
-import polars as pl
 
 
 @dataclass(frozen=True, eq=False)
