@@ -89,7 +89,7 @@ import numpy as np
 import polars as pl
 
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.evaluate import MISSING_POLICIES, evaluate, reported_queries
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.families.ndcg import judged_gains
@@ -215,9 +215,7 @@ def unjudged_bounds(
     zero_m, drop_m = replace(measure, unjudged="zero"), replace(measure, unjudged="drop")
     result = evaluate(run, qrels, [zero_m, drop_m], missing=missing)
     view = build_view(run, qrels, measure.ties)
-    judged_queries = np.flatnonzero(~view.run_only)
-    reported = judged_queries[np.argsort(np.array(view.qids, dtype=object)[judged_queries], kind="stable")]
-    assert tuple(view.qids[i] for i in reported) == result.qids
+    reported = reported_queries(view)
 
     data = _query_data(view, measure, values, scope)
     data = {key: value[reported] for key, value in data.items()}

@@ -76,8 +76,7 @@ def evaluate(
             expected="query ids that also appear in the judgments",
         )
 
-    judged_queries = np.flatnonzero(~base.run_only)
-    reported = judged_queries[np.argsort(np.array(base.qids, dtype=object)[judged_queries], kind="stable")]
+    reported = reported_queries(base)
     values, aggregate, counts = {}, {}, {}
     for m in measures:
         view = views[view_key(m)]
@@ -88,6 +87,12 @@ def evaluate(
     provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
     provenance["config"] = config
     return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
+
+
+def reported_queries(view: RankedView) -> np.ndarray:
+    """Indices of the view's judged queries in byte order of qid: the queries a Result reports, in its order."""
+    judged_queries = np.flatnonzero(~view.run_only)
+    return judged_queries[np.argsort(np.array(view.qids, dtype=object)[judged_queries], kind="stable")]
 
 
 def view_key(measure: Measure) -> str:
