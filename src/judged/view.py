@@ -174,10 +174,14 @@ class RankedView:
         return self._derived["judged_only"]
 
     def returned_ideal(self) -> RankedView:
-        """This view with the ideal list built from the returned documents only (scikit-learn's ideal)."""
+        """This view with the ideal list built from the returned judged documents only (scikit-learn's ideal).
+
+        Unjudged returned documents take no place in it, as they take none in the judged ideal.
+        """
         if "returned_ideal" not in self._derived:
-            grades = np.where(self.judged, self.grade, 0)
-            order = np.lexsort((-grades, self.qidx))
+            query = self.qidx[self.judged]
+            grades = self.grade[self.judged]
+            order = np.lexsort((-grades, query))
             self._derived["returned_ideal"] = RankedView(
                 qids=self.qids,
                 missing=self.missing,
@@ -187,7 +191,7 @@ class RankedView:
                 judged=self.judged,
                 score=self.score,
                 docid=self.docid,
-                ideal_offsets=self.offsets,
+                ideal_offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=self.num_queries)))),
                 ideal_grade=grades[order],
                 ties=self.ties,
             )

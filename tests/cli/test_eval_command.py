@@ -178,3 +178,17 @@ def test_judged_at_k_beside_ndcg_and_unjudged_warning(files):
     quiet = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]), "-m", "nDCG@10",
                                       "-f", "tsv", "--no-judged", "--unjudged-threshold", "0.5"])
     assert "Judged@10" not in quiet.stdout and "warning" not in quiet.stderr
+
+
+def test_preset_maps_measures_and_refuses_what_the_library_lacks(files):
+    ok = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]), "-m", "nDCG@10",
+                                   "--preset", "sklearn", "-f", "json"])
+    assert ok.exit_code == 0, ok.output
+    record = json.loads(ok.stdout)["results"][0]
+    assert record["measures"] == ["nDCG(gain=linear,ideal=returned,unjudged=zero,ties=average,norel=0)@10"]
+    refused = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]), "-m", "P@5",
+                                        "--preset", "sklearn"])
+    assert refused.exit_code == 2 and "preset 'sklearn' cannot reproduce" in refused.output
+    unknown = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]),
+                                        "--preset", "rnax"])
+    assert unknown.exit_code == 2 and "Did you mean 'ranx'" in unknown.output

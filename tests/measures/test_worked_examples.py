@@ -101,3 +101,10 @@ def test_last_judged_query_missing_from_the_run():
     r = judged.evaluate(run, qrels, ["AP", "Bpref", "RR", "Rprec"], missing="zero")
     assert r.value("AP", "a") == 0.5 and r.value("AP", "z") == 0.0
     assert r.value("RR") == 0.25
+
+
+def test_returned_ideal_leaves_unjudged_documents_out():
+    # Regression: with gain={0:1}, an unjudged returned document must not enter the returned ideal list.
+    # Returned a (unjudged), b (judged 0, gain 1): DCG = 0 + 1/log2(3); ideal from {b}: 1.
+    r = judged.evaluate({"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 0}}, ["nDCG(gain={0:1},ideal=returned)"])
+    assert r.value("nDCG(gain={0:1},ideal=returned)") == pytest.approx(1 / math.log2(3))

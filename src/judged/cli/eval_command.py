@@ -10,6 +10,8 @@ from rich.console import Console
 
 from judged.cli.output import config_option, write_output
 from judged.config import Config
+from judged.presets import apply as apply_preset
+from judged.presets import names as preset_names
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_qrels, read_run
@@ -47,11 +49,12 @@ _RENDERERS = {
               help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")
 @click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
+@click.option("--preset", help="Reproduce a library's numbers: " + ", ".join(preset_names()) + ".")
 @config_option
 @click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
 @click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
 def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, norel, depth, add_judged,
-                 unjudged_threshold, config, run_format, qrels_format):
+                 unjudged_threshold, preset, config, run_format, qrels_format):
     """Evaluate RUNS against the judgments in --qrels.
 
     Every measure is printed in its fully explicit form, so the number always
@@ -66,9 +69,12 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
     parsed = [team.measure(m) for m in measures] if measures else team.default_measures()
     parsed = parsed or [team.measure(m) for m in DEFAULT_MEASURES]
     missing = team.with_missing(missing)
+    if preset:
+        parsed, options = apply_preset(preset, parsed)
+        missing = options.get("missing", missing)
     if norel is not None:
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
-    if add_judged and fmt != "trec_eval":  # trec_eval has no Judged@k
+    if add_judged and fmt != "trec_eval" and not preset:  # trec_eval and the presets' libraries have no Judged@k
         parsed = with_judged_beside_ndcg(parsed)
     status = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else None
     if status:

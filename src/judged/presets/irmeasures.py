@@ -1,0 +1,104 @@
+"""The ir_measures preset: pytrec_eval underneath, missing queries 0, RR@k from the msmarco provider."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from judged.measures.spec import Gain, Measure
+from judged.presets.base import Preset, _Rule, _drop_ok, _integral, _rel_at_least
+from judged.presets.trec import _TREC_WHY
+
+def _irm_gain(value, m) -> str | None:
+    gain: Gain = value  # type: ignore[assignment]
+    if gain.kind == "exp":
+        if m.cutoff is not None:
+            return ("ir_measures computes nDCG(dcg='exp-log2')@k with gdeval.pl, which rounds each query to "
+                    "5 decimals and rejects grades > 4 and non-numeric query ids; for an exact number ask "
+                    "ir_measures for nDCG(gains={0:0,1:1,2:3,3:7})@k and judged for nDCG(gain={1:1,2:3,3:7})@k")
+        return ("ir_measures sends nDCG(dcg='exp-log2') without a cutoff to ranx, which fails with the "
+                "installed pandas; ask for nDCG(gains={0:0,1:1,2:3,3:7}) instead")
+    if any(grade < 0 for grade, _ in gain.mapping):
+        return "ir_measures relabels the judgments with the map, and a negative grade is unjudged in judged"
+    if not all(_integral(v) and v >= 0 for _, v in gain.mapping):
+        return ("ir_measures applies gains= by relabelling the judgments for pytrec_eval, which takes only "
+                "non-negative integer labels here (a negative label is unjudged there)")
+    return None
+
+
+def _irm_name(m: Measure) -> str:
+    params = []
+    if "rel" in m.family.params and m.rel != 1:
+        params.append(f"rel={m.rel}")
+    if "unjudged" in m.family.params and m.unjudged == "drop" and not (m.name == "R" and m.cutoff is None):
+        params.append("judged_only=True")  # SetR has none: dropping unjudged documents cannot change it
+    if m.name == "nDCG" and m.gain.kind == "map":
+        params.append("gains={" + ",".join(f"{g}:{int(v)}" for g, v in m.gain.mapping) + "}")
+    base = {"P": "SetP" if m.cutoff is None else "P", "R": "SetR" if m.cutoff is None else "R",
+            "NumRelRet": "NumRet"}.get(m.name, m.name)
+    if m.name == "NumRelRet":
+        params = [f"rel={m.rel}"]
+    text = base + (f"({','.join(params)})" if params else "")
+    return text if m.cutoff is None else f"{text}@{m.cutoff}"
+
+
+def _irm_rr_drop(value, m) -> str | None:
+    if m.cutoff is not None:
+        return "ir_measures computes RR@k with the msmarco provider, which has no judged_only"
+    return None
+
+
+_IRM_FIXED = {"ideal": "judged", "ties": "trec", "norel": "0"}
+_IRM_REL = _rel_at_least(1, "ir_measures passes rel to pytrec_eval, whose relevance_level must be >= 1")
+_IRM_TIE_NOTE = ("ir_measures computes RR@k with its msmarco provider, which sorts tied scores by docid "
+                 "ascending; judged has no such rule (ties=trec is docid descending), so RR@k agrees only "
+                 "where no tied group holds the first relevant document.")
+
+
+def _irm_no_drop(value, m) -> str | None:
+    return f"ir_measures' {_irm_name(dataclasses.replace(m, unjudged='zero'))} takes no judged_only"
+
+
+def _irm_rules() -> dict[str, _Rule]:
+    common = {"rel": _IRM_REL, "unjudged": _drop_ok}
+    return {
+        "nDCG": _Rule(_irm_name, fixed=_IRM_FIXED, free={"gain": _irm_gain, "unjudged": _drop_ok}),
+        "P": _Rule(_irm_name, fixed=_IRM_FIXED, free=common),
+        "R": _Rule(_irm_name, fixed=_IRM_FIXED, free=common),
+        "AP": _Rule(_irm_name, fixed=_IRM_FIXED, free=common),
+        "RR": _Rule(_irm_name, fixed=_IRM_FIXED, free={"rel": _IRM_REL, "unjudged": _irm_rr_drop},
+                    notes=(_IRM_TIE_NOTE,)),
+        "Success": _Rule(_irm_name, cutoff="required", fixed=_IRM_FIXED, free=common),
+        "Rprec": _Rule(_irm_name, fixed=_IRM_FIXED, free=common),
+        "Bpref": _Rule(_irm_name, fixed=_IRM_FIXED, free={"rel": _IRM_REL}),
+        "NumRet": _Rule(_irm_name, cutoff="none"),
+        "NumRelRet": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED,
+                           free={"rel": _IRM_REL, "unjudged": _irm_no_drop}),
+    }
+
+
+_IR_MEASURES = Preset(
+    name="ir_measures",
+    description="ir_measures 0.4.3: trec_eval's conventions through pytrec_eval; a query missing from the run scores 0",
+    library="ir_measures",
+    options={"missing": "zero"},
+    caveats=(
+        ("ir_measures yields its DEFAULT (0) for every judged query its provider did not score, so a query "
+         "missing from the run scores 0 and counts in the mean (missing='zero')."),
+        _IRM_TIE_NOTE,
+        ("nDCG(dcg='exp-log2') is refused: gdeval.pl rounds to 5 decimals (with a cutoff) and the ranx provider "
+         "fails (without one); the exact exponential nDCG in ir_measures is nDCG(gains={0:0,1:1,2:3,3:7})."),
+        ("NumRel is refused: ir_measures reports 0 for a query missing from the run, not its number of relevant "
+         "documents."),
+        "Judged@k is refused: ir_measures counts negative grades as judged and breaks ties by docid ascending.",
+        "Scores pass through pytrec_eval's C float, as with trec_eval.",
+    ),
+    _rules=_irm_rules(),
+    _why={**_TREC_WHY, "ties": "ir_measures' providers fix the tie order (pytrec_eval: docid descending)"},
+    _absent={
+        "DCG": "ir_measures has no unnormalised DCG",
+        "NumRel": "ir_measures reports NumRel 0 for a query missing from the run (its DEFAULT), "
+        "judged its true count, under missing='zero'",
+        "Judged": "ir_measures' Judged@k counts negative grades as judged and sorts ties by docid ascending, "
+        "judged counts negative grades as unjudged",
+    },
+)
