@@ -61,6 +61,8 @@ def test_eval_finds_judged_toml_and_records_it(examples, tmp_path, monkeypatch):
     assert record["provenance"]["config"]["path"] == "judged.toml"
     assert record["provenance"]["options"]["missing"] == "zero"
     assert record["measures"][0].startswith("nDCG(gain={0:0,1:1,2:3,3:10}")
+    table = CliRunner().invoke(main, ["eval", str(examples / "runs" / "bm25.run"), "--qrels", str(examples / "qrels.txt")])
+    assert "conventions pinned by judged.toml (sha256 " in table.stdout
     refused = CliRunner().invoke(main, ["eval", str(examples / "runs" / "bm25.run"), "--qrels",
                                         str(examples / "qrels.txt"), "-m", "nDCG(ties=trec)@10"])
     assert refused.exit_code == 2 and "pins ties=average" in refused.output

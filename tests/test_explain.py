@@ -78,3 +78,26 @@ def test_cli_side_by_side_and_json(examples):
     assert naive["run"] == "naive" and dense["run"] == "dense"
     assert math.isclose(naive["value"], naive["dcg"] / naive["idcg"])
     assert len(naive["ranking"]) == 10 and naive["ranking"][0]["rank"] == 1
+
+
+@pytest.mark.parametrize(
+    "grades, measure, dcg, idcg, value",
+    [
+        ([2, 0, 3, 1, 0], "nDCG(gain=exp)@5", 6.931, 9.393, 0.738),
+        ([2, 0, 3, 1, 0], "nDCG(gain=exp)@3", None, None, 0.692),
+        ([3, 2, 3, 0, 1, 2], "nDCG@6", 6.86, 7.14, 0.96),
+        ([3, 0, 2], "nDCG@1", None, None, 1.0),
+        ([3, 0, 2], "nDCG@2", None, None, 0.703918),
+        ([3, 0, 2], "nDCG@3", None, None, 0.938557),
+    ],
+)
+def test_every_worked_example_of_the_field_notes(grades, measure, dcg, idcg, value):
+    run = {"q": {f"d{i}": float(len(grades) - i) for i in range(len(grades))}}
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades)}}
+    e = judged.explain(run, qrels, "q", measure)
+    places = len(str(value).split(".")[1])
+    assert round(e.value, places) == value
+    if dcg is not None:
+        assert round(e.dcg, len(str(dcg).split(".")[1])) == dcg
+        assert round(e.idcg, len(str(idcg).split(".")[1])) == idcg
+    assert [s.grade for s in e.ranking] == grades[: len(e.ranking)]

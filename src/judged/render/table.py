@@ -49,6 +49,9 @@ def render_table(results: Sequence[Result], per_query: bool = False, width: int 
         console.print(detail)
     for result in results:
         console.print(_counts_line(result))
+    config = results[0].provenance.get("config")
+    if config:
+        console.print(f"conventions pinned by {config['path']} (sha256 {config['sha256'][:12]})")
     return buffer.getvalue()
 
 
