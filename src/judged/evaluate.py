@@ -58,7 +58,7 @@ def evaluate(
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
     run, qrels = read_run(run), read_qrels(qrels)
-    measures = _unique(parse(m) if isinstance(m, str) else m for m in measures)
+    measures = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
     if not measures:
         raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
 
@@ -84,8 +84,7 @@ def evaluate(
         values[m], counts[m] = _apply_policies(raw, view.missing[reported], m, missing)
         aggregate[m] = _aggregate(values[m], m)
     qids = tuple(base.qids[i] for i in reported)
-    provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts)
-    provenance["config"] = config
+    provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts, config)
     return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
 
 
@@ -98,13 +97,6 @@ def reported_queries(view: RankedView) -> np.ndarray:
 def view_key(measure: Measure) -> str:
     """The ranking a measure reads: ``average`` shares ``trec``'s order, every other tie rule has its own."""
     return "trec" if measure.ties == "average" else measure.ties
-
-
-def _unique(measures: Iterable[Measure]) -> list[Measure]:
-    seen: dict[Measure, None] = {}
-    for m in measures:
-        seen.setdefault(m, None)
-    return list(seen)
 
 
 def _apply_policies(raw: np.ndarray, missing_mask: np.ndarray, measure: Measure, missing: str):
@@ -140,7 +132,7 @@ def _aggregate(values: np.ndarray, measure: Measure) -> float:
     return total if measure.family.aggregate == "sum" else total / len(scored)
 
 
-def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts) -> dict:
+def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts, config) -> dict:
     from judged import __version__
 
     unjudged_at, ties_across = {}, {}
@@ -160,6 +152,7 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
             str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in measures
         },
         "options": {"missing": missing, "depth": depth},
+        "config": config,
         "run": _input_record(run),
         "qrels": {**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
         "queries": {
