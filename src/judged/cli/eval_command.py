@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import nullcontext
 from dataclasses import replace
 
 import click
@@ -76,10 +77,8 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
     if add_judged and fmt != "trec_eval" and not preset:  # trec_eval and the presets' libraries have no Judged@k
         parsed = with_judged_beside_ndcg(parsed)
-    status = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else None
-    if status:
-        status.start()
-    try:
+    progress = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else nullcontext()
+    with progress as status:  # a spinner on a terminal, nothing in a pipe
         qrels = read_qrels(qrels_path, format=qrels_format)
         results = []
         for i, path in enumerate(runs, start=1):
@@ -88,9 +87,6 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
             run = read_run(path, format=run_format)
             results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
                                     config=team.record()))
-    finally:
-        if status:
-            status.stop()
     for warning in unjudged_warnings(results, unjudged_threshold):
         click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
