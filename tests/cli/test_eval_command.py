@@ -192,3 +192,11 @@ def test_preset_maps_measures_and_refuses_what_the_library_lacks(files):
     unknown = CliRunner().invoke(main, ["eval", str(files["runs"][2]), "--qrels", str(files["qrels"]),
                                         "--preset", "rnax"])
     assert unknown.exit_code == 2 and "Did you mean 'ranx'" in unknown.output
+
+
+def test_runs_with_the_same_name_are_told_apart(files, tmp_path):
+    copy = tmp_path / "copy.run"
+    copy.write_text(files["runs"][0].read_text())
+    result = run_cli("eval", files["runs"][0], copy, "--qrels", files["qrels"], "-m", "AP", "-f", "json")
+    names = [r["run"] for r in json.loads(result.stdout)["results"]]
+    assert names == [f"bm25 ({files['runs'][0]})", f"bm25 ({copy})"]

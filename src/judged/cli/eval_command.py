@@ -87,9 +87,16 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
             run = read_run(path, format=run_format)
             results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
                                     config=team.record()))
+    results = distinct_names(results, runs)
     for warning in unjudged_warnings(results, unjudged_threshold):
         click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
+
+
+def distinct_names(results: list[Result], paths) -> list[Result]:
+    """Runs that share a name (the same tag in two files) are told apart by their file names."""
+    names = [r.run for r in results]
+    return [replace(r, run=f"{r.run} ({path})") if names.count(r.run) > 1 else r for r, path in zip(results, paths)]
 
 
 def with_judged_beside_ndcg(measures: list[Measure]) -> list[Measure]:
