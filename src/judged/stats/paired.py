@@ -1,0 +1,432 @@
+"""Paired comparison of two systems over the per-query scores of the same queries.
+
+Every function takes two equal-length float arrays ``a`` and ``b``: the
+per-query scores of two systems on the same queries, in the same order (for a
+:class:`judged.Result`, ``result.values[measure]`` once both results report the
+same ``qids``). A NaN (an unscored query) or a length mismatch raises
+:class:`judged.UsageError`: align the queries first, deciding what a missing
+query is worth, rather than letting a test silently drop it.
+
+Tests are paired because both systems answer the same queries and query
+difficulty dominates the variance of IR scores; an unpaired test throws that
+pairing away and loses most of its power.
+
+Randomised procedures are seeded and draw from ``numpy.random.Generator(PCG64(seed))``
+in a fixed order, so the same inputs and seed always give the same answer.
+
+>>> a = [0.5, 0.6, 0.7, 0.8, 0.9, 0.4, 0.6, 0.7]
+>>> b = [0.4, 0.5, 0.7, 0.6, 0.8, 0.4, 0.5, 0.5]
+>>> r = randomization_test(a, b, permutations=1000, seed=1)
+>>> round(r.mean_difference, 4), r.p_value < 0.05
+(0.1, True)
+>>> wins_ties_losses(a, b)
+WinsTiesLosses(wins=6, ties=2, losses=0, tolerance=0.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from judged.errors import UsageError
+
+#: Upper bound on the elements of one random block (rows x queries), to keep memory bounded.
+CHUNK_ELEMENTS = 1 << 22
+
+_METHODS = ("percentile", "bca")
+
+
+def paired_scores(a, b, *, minimum: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """Validate two per-query score arrays and return them as 1-D float64 arrays.
+
+    Raises :class:`judged.UsageError` when they are not 1-D, differ in length,
+    hold NaN, or hold fewer than ``minimum`` queries.
+
+    >>> paired_scores([1, 2], [1])
+    Traceback (most recent call last):
+    ...
+    judged.errors.UsageError: paired scores must have the same length (same queries, same order): got 2 and 1
+    """
+    x = np.asarray(a, dtype=np.float64)
+    y = np.asarray(b, dtype=np.float64)
+    if x.ndim != 1 or y.ndim != 1:
+        raise UsageError(
+            f"paired scores must be 1-D arrays of per-query scores: got shapes {x.shape} and {y.shape}"
+        )
+    if x.shape != y.shape:
+        raise UsageError(
+            f"paired scores must have the same length (same queries, same order): got {x.size} and {y.size}"
+        )
+    for name, v in (("a", x), ("b", y)):
+        bad = np.flatnonzero(~np.isfinite(v))
+        if bad.size:
+            raise UsageError(
+                f"paired scores {name} hold {bad.size} NaN or infinite value(s) (first at position {bad[0]}); "
+                "decide what an unscored query is worth before comparing"
+            )
+    if x.size < minimum:
+        raise UsageError(f"paired scores need at least {minimum} queries: got {x.size}")
+    return x, y
+
+
+def _positive_int(name: str, value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise UsageError(f"{name} must be an int >= 1. Got {value!r} instead.")
+    return int(value)
+
+
+def _rng(seed: int) -> np.random.Generator:
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def _chunks(total: int, n: int) -> Iterator[int]:
+    """Row counts of successive blocks of ``total`` rows of length ``n``; depends on ``n`` only."""
+    rows = max(1, CHUNK_ELEMENTS // max(n, 1))
+    done = 0
+    while done < total:
+        step = min(rows, total - done)
+        yield step
+        done += step
+
+
+def sign_flip_bits(
+    rng: np.random.Generator, n: int, permutations: int
+) -> Iterator[np.ndarray]:
+    """Blocks of 0/1 matrices (rows: permutations, columns: queries); 1 flips a query's sign."""
+    for rows in _chunks(permutations, n):
+        raw = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
+        yield np.unpackbits(raw, axis=1, count=n)
+
+
+def bootstrap_indices(
+    rng: np.random.Generator, n: int, resamples: int
+) -> Iterator[np.ndarray]:
+    """Blocks of resampled query indices (rows: resamples, columns: draws with replacement)."""
+    for rows in _chunks(resamples, n):
+        yield rng.integers(0, n, size=(rows, n))
+
+
+@dataclass(frozen=True)
+class RandomizationTest:
+    """Paired sign-flip randomization test of the mean difference ``mean(a - b)``.
+
+    ``p_value = (count + 1) / (permutations + 1)`` where ``count`` is the number of
+    sign flips whose ``|mean difference|`` reaches the observed one (two-sided).
+    """
+
+    mean_difference: float
+    p_value: float
+    count: int
+    permutations: int
+    seed: int
+    n: int
+
+
+def randomization_test(
+    a, b, *, permutations: int = 10_000, seed: int = 0
+) -> RandomizationTest:
+    """Paired randomization (sign-flip) test of ``mean(a - b)``, two-sided.
+
+    Under the null hypothesis the two systems are exchangeable on each query,
+    so each per-query difference is equally likely to carry either sign. Each
+    of ``permutations`` draws flips every difference's sign with probability
+    1/2; ``count`` is how many drawn ``|mean|`` reach the observed ``|mean|``
+    (within a relative tolerance of 1e-9 so that float rounding does not split
+    ties), and ``p = (count + 1) / (permutations + 1)``, which is never 0.
+
+    Work is done in blocks of at most :data:`CHUNK_ELEMENTS` signs, so memory
+    stays bounded for any number of queries or permutations.
+
+    >>> randomization_test([0.3, 0.5], [0.3, 0.5], permutations=99).p_value
+    1.0
+    """
+    x, y = paired_scores(a, b)
+    permutations = _positive_int("permutations", permutations)
+    d = x - y
+    n = d.size
+    total = float(d.sum())
+    observed = abs(total)
+    threshold = observed - 1e-9 * max(float(np.abs(d).sum()), 1e-300)
+    count = 0
+    for bits in sign_flip_bits(_rng(seed), n, permutations):
+        # Flipping the queries marked 1 turns the sum into total - 2 * (flipped part).
+        flipped = bits @ d
+        count += int(np.count_nonzero(np.abs(total - 2.0 * flipped) >= threshold))
+    return RandomizationTest(
+        mean_difference=total / n,
+        p_value=(count + 1) / (permutations + 1),
+        count=count,
+        permutations=permutations,
+        seed=seed,
+        n=n,
+    )
+
+
+@dataclass(frozen=True)
+class TTest:
+    """Paired t-test of ``mean(a - b) = 0``, two-sided, with ``df = n - 1``."""
+
+    statistic: float
+    p_value: float
+    df: int
+    mean_difference: float
+
+
+def t_test(a, b) -> TTest:
+    """Paired t-test; equals ``scipy.stats.ttest_rel(a, b)`` (scipy is needed for the t distribution).
+
+    ``t = mean(d) / (sd(d) / sqrt(n))`` with ``d = a - b`` and ``sd`` the sample
+    standard deviation (``ddof=1``). When every difference is the same, scipy
+    answers NaN; here all-zero differences give ``t = 0, p = 1`` (no evidence of
+    a difference) and a constant non-zero difference gives ``t = ±inf, p = 0``.
+
+    >>> t_test([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])
+    TTest(statistic=0.0, p_value=1.0, df=2, mean_difference=0.0)
+    """
+    x, y = paired_scores(a, b, minimum=2)
+    d = x - y
+    n = d.size
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:
+        if mean == 0.0:
+            return TTest(statistic=0.0, p_value=1.0, df=n - 1, mean_difference=0.0)
+        return TTest(
+            statistic=float(np.copysign(np.inf, mean)),
+            p_value=0.0,
+            df=n - 1,
+            mean_difference=mean,
+        )
+    stats = _scipy_stats()
+    t = mean / (sd / np.sqrt(n))
+    p = float(2.0 * stats.t.sf(abs(t), n - 1))
+    return TTest(
+        statistic=float(t), p_value=min(p, 1.0), df=n - 1, mean_difference=mean
+    )
+
+
+@dataclass(frozen=True)
+class Wilcoxon:
+    """Wilcoxon signed-rank test of ``a - b``, two-sided; see :func:`wilcoxon` for conventions."""
+
+    statistic: float
+    p_value: float
+    n_nonzero: int
+
+
+def wilcoxon(a, b) -> Wilcoxon:
+    """Wilcoxon signed-rank test; equals ``scipy.stats.wilcoxon(a, b, zero_method="wilcox", correction=False)``.
+
+    Conventions (those of scipy's defaults): zero differences are dropped
+    (``zero_method="wilcox"``), no continuity correction, two-sided, and
+    ``method="auto"`` (exact null distribution for small samples without ties
+    or zeros, the normal approximation otherwise). The statistic is the smaller
+    of the positive and negative rank sums. When every difference is zero the
+    test is undefined in scipy; here it gives ``statistic = 0, p = 1``.
+
+    >>> wilcoxon([0.1, 0.2], [0.1, 0.2])
+    Wilcoxon(statistic=0.0, p_value=1.0, n_nonzero=0)
+    """
+    x, y = paired_scores(a, b)
+    d = x - y
+    nonzero = int(np.count_nonzero(d))
+    if nonzero == 0:
+        return Wilcoxon(statistic=0.0, p_value=1.0, n_nonzero=0)
+    stats = _scipy_stats()
+    res = stats.wilcoxon(
+        x, y, zero_method="wilcox", correction=False, alternative="two-sided"
+    )
+    return Wilcoxon(
+        statistic=float(res.statistic), p_value=float(res.pvalue), n_nonzero=nonzero
+    )
+
+
+def _scipy_stats():
+    try:
+        import scipy.stats
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise UsageError(
+            "the t-test and Wilcoxon test need scipy: pip install scipy"
+        ) from exc
+    return scipy.stats
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A point estimate with its confidence interval ``[low, high]``."""
+
+    estimate: float
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
+class BootstrapCI:
+    """Paired bootstrap confidence intervals for ``mean(a)``, ``mean(b)`` and ``mean(a - b)``."""
+
+    a: Interval
+    b: Interval
+    difference: Interval
+    confidence: float
+    resamples: int
+    method: str
+    seed: int
+
+
+def bootstrap_ci(
+    a,
+    b,
+    *,
+    confidence: float = 0.95,
+    resamples: int = 10_000,
+    method: str = "percentile",
+    seed: int = 0,
+) -> BootstrapCI:
+    """Paired bootstrap confidence intervals (percentile or BCa) for both means and their difference.
+
+    Each resample draws ``n`` queries with replacement and keeps each query's
+    pair of scores together, so all three intervals come from the same
+    resamples. ``method="percentile"`` takes the ``(1 - confidence) / 2`` and
+    ``(1 + confidence) / 2`` quantiles of the resampled means (linear
+    interpolation, as ``numpy.quantile``). ``method="bca"`` (Efron 1987) shifts
+    those levels by the bias correction ``z0 = Φ⁻¹(share of resampled means below
+    the estimate)`` and the jackknife acceleration ``â``; the share is clipped to
+    ``[1/(2B), 1 - 1/(2B)]`` so that ``z0`` stays finite. A statistic that does
+    not vary across resamples (identical systems) gets the interval ``[estimate,
+    estimate]``.
+
+    >>> ci = bootstrap_ci([0.2, 0.4, 0.6], [0.2, 0.4, 0.6], resamples=200)
+    >>> ci.difference
+    Interval(estimate=0.0, low=0.0, high=0.0)
+    """
+    x, y = paired_scores(a, b)
+    resamples = _positive_int("resamples", resamples)
+    if not 0.0 < confidence < 1.0:
+        raise UsageError(
+            f"confidence must be a float in (0, 1). Got {confidence!r} instead."
+        )
+    if method not in _METHODS:
+        raise UsageError(
+            f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead."
+        )
+    data = np.stack([x, y, x - y])  # 3 x n
+    n = x.size
+    means = np.empty((3, resamples))
+    done = 0
+    for idx in bootstrap_indices(_rng(seed), n, resamples):
+        rows = idx.shape[0]
+        for k in range(3):
+            means[k, done : done + rows] = data[k][idx].mean(axis=1)
+        done += rows
+    intervals = [_interval(data[k], means[k], confidence, method) for k in range(3)]
+    return BootstrapCI(
+        a=intervals[0],
+        b=intervals[1],
+        difference=intervals[2],
+        confidence=confidence,
+        resamples=resamples,
+        method=method,
+        seed=seed,
+    )
+
+
+def _interval(
+    values: np.ndarray, boot: np.ndarray, confidence: float, method: str
+) -> Interval:
+    estimate = float(values.mean())
+    if float(boot.max() - boot.min()) <= 1e-12 * max(1.0, abs(estimate)):
+        return Interval(estimate=estimate, low=estimate, high=estimate)
+    tail = (1.0 - confidence) / 2.0
+    levels = np.array([tail, 1.0 - tail])
+    if method == "bca":
+        levels = _bca_levels(values, boot, estimate, levels)
+    low, high = np.quantile(boot, levels)
+    return Interval(estimate=estimate, low=float(low), high=float(high))
+
+
+def _bca_levels(
+    values: np.ndarray, boot: np.ndarray, estimate: float, levels: np.ndarray
+) -> np.ndarray:
+    normal = NormalDist()
+    b = boot.size
+    share = float(np.count_nonzero(boot < estimate)) / b
+    share = min(max(share, 1.0 / (2 * b)), 1.0 - 1.0 / (2 * b))
+    z0 = normal.inv_cdf(share)
+    n = values.size
+    # Jackknife means, leaving each query out in turn (closed form for the mean).
+    jack = (values.sum() - values) / (n - 1) if n > 1 else values.copy()
+    dev = jack.mean() - jack
+    denom = 6.0 * float(np.sum(dev**2)) ** 1.5
+    accel = float(np.sum(dev**3)) / denom if denom > 0 else 0.0
+    out = []
+    for level in levels:
+        z = normal.inv_cdf(float(level))
+        shifted = z0 + (z0 + z) / (1.0 - accel * (z0 + z))
+        out.append(normal.cdf(shifted))
+    return np.array(out)
+
+
+@dataclass(frozen=True)
+class EffectSize:
+    """Paired standardised effect size Cohen's ``d_z = mean(d) / sd(d)`` with ``d = a - b``."""
+
+    d_z: float
+    mean_difference: float
+    sd_difference: float
+    n: int
+
+
+def effect_size(a, b) -> EffectSize:
+    """Paired Cohen's ``d_z``: the mean per-query difference over its sample standard deviation (``ddof=1``).
+
+    This is the paired effect size (standardised by the spread of the
+    differences, not of the scores), so it is not comparable with an unpaired
+    Cohen's d. All-zero differences give 0; a constant non-zero difference ±inf.
+
+    >>> round(effect_size([0.5, 0.7, 0.9], [0.4, 0.5, 0.6]).d_z, 6)
+    2.0
+    """
+    x, y = paired_scores(a, b, minimum=2)
+    d = x - y
+    mean = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd == 0.0:
+        dz = 0.0 if mean == 0.0 else float(np.copysign(np.inf, mean))
+    else:
+        dz = mean / sd
+    return EffectSize(d_z=dz, mean_difference=mean, sd_difference=sd, n=d.size)
+
+
+@dataclass(frozen=True)
+class WinsTiesLosses:
+    """Queries where ``a`` beats ``b`` by more than ``tolerance``, is within it, or loses by more."""
+
+    wins: int
+    ties: int
+    losses: int
+    tolerance: float
+
+
+def wins_ties_losses(a, b, tolerance: float = 0.0) -> WinsTiesLosses:
+    """Count wins (``a - b > tolerance``), ties (``|a - b| <= tolerance``) and losses of ``a`` against ``b``.
+
+    >>> wins_ties_losses([0.5, 0.5, 0.1], [0.45, 0.5, 0.3], tolerance=0.1)
+    WinsTiesLosses(wins=0, ties=2, losses=1, tolerance=0.1)
+    """
+    x, y = paired_scores(a, b)
+    if not (tolerance >= 0.0 and np.isfinite(tolerance)):
+        raise UsageError(
+            f"tolerance must be a finite float >= 0. Got {tolerance!r} instead."
+        )
+    d = x - y
+    wins = int(np.count_nonzero(d > tolerance))
+    losses = int(np.count_nonzero(d < -tolerance))
+    return WinsTiesLosses(
+        wins=wins,
+        ties=d.size - wins - losses,
+        losses=losses,
+        tolerance=float(tolerance),
+    )
