@@ -16,7 +16,10 @@ array([0.03, 0.04, 0.04])
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -104,8 +107,26 @@ def within_query_permutations(
     rng: np.random.Generator, n: int, k: int, permutations: int
 ) -> Iterator[np.ndarray]:
     """Blocks of shape (rows, n, k): for each permutation and query, a random order of the k systems."""
+    for keys in _within_query_keys(rng, n, k, permutations):
+        yield np.argsort(keys, axis=2)
+
+
+def _within_query_keys(
+    rng: np.random.Generator, n: int, k: int, permutations: int
+) -> Iterator[np.ndarray]:
+    """The random keys whose argsort along axis 2 is :func:`within_query_permutations`."""
     for rows in paired._chunks(permutations, n * k):
-        yield np.argsort(rng.random((rows, n, k)), axis=2)
+        yield rng.random((rows, n, k))
+
+
+def _block_ranges(x: np.ndarray, keys: np.ndarray) -> np.ndarray:
+    """Range of the permuted system means for each permutation (row) of one block of keys."""
+    order = np.argsort(keys, axis=2)
+    shape = (order.shape[0],) + x.shape
+    permuted = np.take_along_axis(np.broadcast_to(x, shape), order, axis=2).mean(
+        axis=1
+    )  # rows x k
+    return permuted.max(axis=1) - permuted.min(axis=1)
 
 
 def tukey_hsd_randomized(
@@ -142,13 +163,25 @@ def tukey_hsd_randomized(
     differences = means[:, None] - means[None, :]
     ranges = np.empty(permutations)
     done = 0
-    rows_idx = np.arange(n)[None, :, None]
-    for order in within_query_permutations(_rng(seed), n, k, permutations):
-        permuted = x[rows_idx, order].mean(axis=1)  # rows x k
-        ranges[done : done + order.shape[0]] = permuted.max(axis=1) - permuted.min(
-            axis=1
-        )
-        done += order.shape[0]
+    # Keys are drawn in order on this thread (the random stream is that of
+    # within_query_permutations); sorting and averaging run on worker threads,
+    # which numpy lets run without the GIL. At most 2 blocks per worker wait.
+    workers = max(1, min(os.cpu_count() or 1, 8))
+    pending: deque = deque()
+
+    def collect() -> None:
+        nonlocal done
+        block = pending.popleft().result()
+        ranges[done : done + block.size] = block
+        done += block.size
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for keys in _within_query_keys(_rng(seed), n, k, permutations):
+            pending.append(pool.submit(_block_ranges, x, keys))
+            if len(pending) > 2 * workers:
+                collect()
+        while pending:
+            collect()
     scale = max(float(np.abs(x).sum(axis=0).max()) / n, 1e-300)
     target = np.abs(differences) - 1e-9 * scale
     ranges.sort()
