@@ -173,11 +173,19 @@ IRM_TIE_SENSITIVE = {"RR@3": "RR@3", "RR(rel=2)@5": "RR(rel=2)@5"}  # msmarco pr
 
 
 def ir_measures_values(pairs: dict[str, str], run, qrels) -> dict[str, dict[str, float]]:
-    parsed = {text: ir_measures.parse_measure(theirs) for text, theirs in pairs.items()}
-    by_measure = {m: text for text, m in parsed.items()}
-    out: dict[str, dict[str, float]] = {text: {} for text in pairs}
-    for metric in ir_measures.iter_calc(list(parsed.values()), qrels, run):
-        out[by_measure[metric.measure]][metric.query_id] = float(metric.value)
+    """ir_measures' per-query values, one measure per call with query ids unique to that call.
+
+    trec_eval (under pytrec_eval, under ir_measures) keeps per-topic gain state in static
+    variables, so a gain-map measure evaluated earlier in the process can change a later plain
+    nDCG of the same topic; which comes first depends on the hash seed. Fresh ids isolate them.
+    """
+    out: dict[str, dict[str, float]] = {}
+    for i, (text, theirs) in enumerate(pairs.items()):
+        tag = f"m{i}|"
+        tagged_run = {tag + q: docs for q, docs in run.items()}
+        tagged_qrels = {tag + q: docs for q, docs in qrels.items()}
+        metrics = ir_measures.iter_calc([ir_measures.parse_measure(theirs)], tagged_qrels, tagged_run)
+        out[text] = {m.query_id[len(tag):]: float(m.value) for m in metrics}
     return out
 
 
