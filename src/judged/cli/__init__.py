@@ -11,6 +11,7 @@ import sys
 import click
 
 from judged.cli.bounds_command import bounds_command
+from judged.cli.compare_command import compare_command
 from judged.cli.eval_command import eval_command
 from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
@@ -38,6 +39,7 @@ def main() -> None:
 
 
 main.add_command(eval_command)
+main.add_command(compare_command)
 main.add_command(bounds_command)
 main.add_command(explain_command)
 main.add_command(measures_command)

@@ -1,0 +1,54 @@
+"""``judged compare``: runs against a baseline with confidence intervals and corrected significance."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from judged.cli.output import config_option, write_output
+from judged.compare import compare
+from judged.config import Config
+from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.io import read_qrels
+from judged.render.compare import (
+    render_comparison,
+    render_comparison_json,
+    render_comparison_latex,
+    render_comparison_tsv,
+)
+
+_RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv": render_comparison_tsv,
+              "latex": render_comparison_latex}
+
+
+@click.command("compare")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
+@click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
+@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True)
+@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@config_option
+@click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+def compare_command(runs, qrels_path, measures, baseline, permutations, resamples, seed, alpha, missing, config, fmt,
+                    output):
+    """Compare RUNS against a baseline: means with CIs, paired randomization tests corrected across runs.
+
+    \b
+    Example:
+      judged compare examples/runs/bm25.run examples/runs/dense.run examples/runs/naive.run \\
+          --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25
+    """
+    team = Config.load(config)
+    parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
+    qrels = read_qrels(qrels_path)
+    results = [evaluate(run, qrels, parsed, missing=team.with_missing(missing), command=sys.argv, config=team.record())
+               for run in runs]
+    comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
+                         alpha=alpha)
+    write_output(_RENDERERS[fmt](comparison), output)
