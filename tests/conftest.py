@@ -1,10 +1,17 @@
-"""Shared fixtures: paths to the bundled examples and the read-only trec_eval conformance data."""
+"""Shared fixtures (the bundled examples, the read-only trec_eval conformance data) and the hypothesis CI profile."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI explores a fixed set of examples (the same on every run); local runs keep exploring new ones.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -319,3 +319,13 @@ def test_cli_bounds_table_and_json(examples):
     assert naive["per_query"]["q01"]["method"] == "exact"
     evaluated = judged.evaluate(examples / "runs" / "naive.run", examples / "qrels.txt", ["nDCG@10"])
     assert naive["means"]["zero"] == pytest.approx(evaluated.value("nDCG@10"))
+
+
+def test_skip_norel_maximum_when_only_documents_below_the_cutoff_are_unjudged():
+    # Regression (found by the brute-force property): nothing unjudged in the top 1, three unjudged
+    # below it. Giving them all grade 0 scores nothing (norel=skip); every scored assignment makes
+    # one of them relevant, and nDCG@1 is then 0, so the range is [0, 0], not NaN.
+    run = {"q2": {"d0": 0.0, "d1": 0.0, "d2": 0.0, "d3": 0.0}}
+    qrels = {"q2": {"d3": 0}}
+    b = unjudged_bounds(run, qrels, "nDCG(norel=skip)@1", grades=(0, 1, 2), scope="retrieved")
+    assert (float(b.minimum[0]), float(b.maximum[0])) == (0.0, 0.0)

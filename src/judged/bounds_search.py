@@ -188,6 +188,25 @@ def _exact_max(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure
         else:  # pragma: no cover - Dinkelbach converges in a handful of steps on a finite set
             raise RuntimeError("unjudged bounds: the maximum did not converge")
     best[np.isinf(best)] = np.nan
+    return _fewest_raised(best, data, v, ideal, num0, measure)
+
+
+def _fewest_raised(best, data, v: np.ndarray, ideal: _Ideal, num0: np.ndarray, measure: Measure) -> np.ndarray:
+    """Under ``norel=skip``, a query whose top k holds no unjudged document scores only when some document
+    below k becomes relevant; the best such assignment raises exactly one of them, to the smallest
+    positive gain (DCG is fixed, and IDCG grows with every gain added)."""
+    positive = v[v > 0]
+    stuck = np.isnan(best) & (data["n"] == 0) & (data["beyond"] > 0)
+    if measure.norel != "skip" or not len(positive) or not stuck.any():
+        return best
+    q = len(best)
+    den = np.zeros(q)
+    for t, threshold in enumerate(ideal.tau):
+        at_base = (data["n"] + data["beyond"]) if threshold <= v[0] else np.zeros(q, dtype=np.int64)
+        raised = np.ones(q, dtype=np.int64) if v[0] < threshold <= positive.min() else np.zeros(q, dtype=np.int64)
+        den += ideal.term(t, at_base + raised)
+    best = best.copy()
+    best[stuck] = np.divide(num0[stuck], den[stuck], out=np.zeros(int(stuck.sum())), where=den[stuck] > 0)
     return best
 
 
