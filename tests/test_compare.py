@@ -55,3 +55,11 @@ def test_cli_formats(examples, fmt):
         assert "\\begin{tabular}" in result.stdout and "nDCG(gain=linear" in result.stdout
     else:
         assert "baseline bm25" in result.stdout and "Holm correction" in result.stdout
+
+
+def test_notebook_html_escapes_and_lists_every_run(examples):
+    qrels = examples / "qrels.txt"
+    results = [judged.evaluate(examples / "runs" / f"{n}.run", qrels, ["nDCG@10"]) for n in ("bm25", "naive")]
+    page = compare(results, permutations=200, resamples=200)._repr_html_()
+    assert page.count("<tr>") == 3 and "<td>naive</td>" in page and "<th>share&lt;</th>" in page
+    assert "<caption>nDCG(gain=linear" in page

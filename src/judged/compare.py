@@ -63,6 +63,11 @@ class Comparison:
     alpha: float
     correction: str = "holm"
 
+    def _repr_html_(self) -> str:
+        from judged.render.compare import render_comparison_html
+
+        return render_comparison_html(self)
+
 
 def compare(
     results: Sequence[Result],

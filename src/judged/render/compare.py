@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import io
 import json
 import shutil
@@ -48,6 +49,20 @@ def render_comparison(c: Comparison) -> str:
                   f"randomization test ({c.permutations} permutations), bootstrap CIs ({c.resamples} resamples), "
                   f"seed {c.seed}.")
     return buffer.getvalue()
+
+
+def render_comparison_html(c: Comparison) -> str:
+    """One HTML table per measure (what a notebook shows for a comparison)."""
+    parts = []
+    for m in c.measures:
+        header = "".join(f"<th>{html.escape(name)}</th>" for name in COLUMNS)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in _cells(row, c.alpha)) + "</tr>"
+            for row in m.runs
+        )
+        caption = html.escape(f"{m.measure}, {m.queries} queries, baseline {m.baseline}")
+        parts.append(f"<table><caption>{caption}</caption><tr>{header}</tr>{rows}</table>")
+    return "".join(parts)
 
 
 def render_comparison_json(c: Comparison) -> str:
