@@ -49,15 +49,22 @@ def build_view(
     score = run.frame["score"].to_numpy()
     docids = run.frame["docid"]
     counts = np.zeros(len(universe), dtype=np.int64)
-    order = _order_in_place(docids, block_lengths, score, grade, ties) if grouped else False
-    if order is False:
+    order = None  # the rows' rank order where it is not where they stand (built in place only for docids)
+    tied = _order_in_place(docids, block_lengths, score, grade, ties) if grouped else False
+    if tied is False:
         run_qidx = _query_index(run.frame["qid"], lookup)
         order = _full_sort(docids, run_qidx, score, grade, ties)
+        score, grade, judged = score[order], grade[order], judged[order]
         counts[: len(run_qids)] = np.bincount(run_qidx, minlength=len(run_qids))
     else:
         counts[: len(block_lengths)] = block_lengths
-    if order is not None:
-        score, grade, judged = score[order], grade[order], judged[order]
+        if tied is not None:  # scores are equal inside a tied group: only grade and judged move
+            members, rows = tied
+            grade[members] = grade[rows]
+            judged[members] = judged[rows]
+            if keep_docids:
+                order = np.arange(len(score), dtype=np.int64)
+                order[members] = rows
     if depth is not None and (counts > depth).any():
         keep = Top(_offsets(counts), np.minimum(counts, depth)).rows
         score, grade, judged = score[keep], grade[keep], judged[keep]
@@ -136,9 +143,10 @@ def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.nd
 
 def _order_in_place(
     docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str
-) -> np.ndarray | None | bool:
-    """Rank rows already grouped by query: ``None`` when they are ranked as they stand, the
-    permutation that reorders their tied groups, or ``False`` when scores are not descending."""
+) -> tuple[np.ndarray, np.ndarray] | None | bool:
+    """Rank rows already grouped by query: ``None`` when they are ranked as they stand, ``(members, rows)``
+    when the rows of tied groups must move (``rows[i]`` belongs at ``members[i]``), ``False`` when the
+    scores are not descending (a full sort is needed)."""
     n = len(score)
     if n < 2:
         return None
@@ -156,10 +164,7 @@ def _order_in_place(
         return None
     if ties in ("trec", "average") and (docids.gather(first) > docids.gather(first + 1)).all():
         return None
-    members, rows = _tied_order(docids, tie, grade, ties)
-    order = np.arange(n, dtype=np.int64)
-    order[members] = rows
-    return order
+    return _tied_order(docids, tie, grade, ties)
 
 
 def _tied_order(

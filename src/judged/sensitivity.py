@@ -72,7 +72,11 @@ def sensitivity(runs, qrels, measure: Measure | str, *, missing: str = "skip") -
     runs = [read_run(r) for r in runs]
     variants = _variants(measure, missing)
     all_measures = [measure] + [m for _, _, m, _ in variants if m != measure]
-    results = {policy: [evaluate(r, qrels, all_measures, missing=policy) for r in runs] for policy in MISSING_POLICIES}
+    # every variant under the chosen policy; only the measure itself under the other one
+    results = {
+        policy: [evaluate(r, qrels, all_measures if policy == missing else [measure], missing=policy) for r in runs]
+        for policy in MISSING_POLICIES
+    }
     base = [r.values[measure] for r in results[missing]]
     means = tuple(r.aggregate[measure] for r in results[missing])
     variations = []
