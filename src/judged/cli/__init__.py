@@ -10,11 +10,14 @@ import sys
 
 import click
 
+from judged.cli.agreement_command import agreement_command
+from judged.cli.assessors_command import assessors_command
 from judged.cli.bounds_command import bounds_command
 from judged.cli.compare_command import compare_command
 from judged.cli.eval_command import eval_command
 from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
+from judged.cli.rubric_command import rubric_command
 from judged.cli.sensitivity_command import sensitivity_command
 from judged.errors import InputError, JudgedError, UsageError
 
@@ -44,3 +47,6 @@ main.add_command(bounds_command)
 main.add_command(explain_command)
 main.add_command(measures_command)
 main.add_command(sensitivity_command)
+main.add_command(rubric_command)
+main.add_command(agreement_command)
+main.add_command(assessors_command)
