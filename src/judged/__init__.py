@@ -21,6 +21,7 @@ from judged.explain import Explanation, explain
 from judged.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import Gain, Measure, parse
+from judged.report import report
 from judged.result import Result
 from judged.sensitivity import Sensitivity, sensitivity
 
@@ -45,6 +46,7 @@ __all__ = [
     "parse",
     "read_qrels",
     "read_run",
+    "report",
     "sensitivity",
     "unjudged_bounds",
 ]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 
 import pytest
 from click.testing import CliRunner
@@ -65,6 +67,17 @@ def test_output_file_is_written_whole(files, tmp_path):
     assert result.exit_code == 0 and result.output == ""
     assert json.loads(out.read_text())["results"][0]["run"] == "bm25"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
+
+
+def test_output_file_gets_the_mode_open_would_give(files, tmp_path):
+    out = tmp_path / "out.tsv"
+    previous = os.umask(0o022)
+    try:
+        result = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "AP", "-f", "tsv", "-o", out)
+    finally:
+        os.umask(previous)
+    assert result.exit_code == 0
+    assert stat.S_IMODE(out.stat().st_mode) == 0o644
 
 
 def test_bad_input_exits_1_and_writes_nothing(files, tmp_path):

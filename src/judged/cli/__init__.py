@@ -17,6 +17,7 @@ from judged.cli.compare_command import compare_command
 from judged.cli.eval_command import eval_command
 from judged.cli.explain_command import explain_command
 from judged.cli.measures_command import measures_command
+from judged.cli.report_command import report_command
 from judged.cli.rubric_command import rubric_command
 from judged.cli.sensitivity_command import sensitivity_command
 from judged.errors import InputError, JudgedError, UsageError
@@ -47,6 +48,7 @@ main.add_command(bounds_command)
 main.add_command(explain_command)
 main.add_command(measures_command)
 main.add_command(sensitivity_command)
+main.add_command(report_command)
 main.add_command(rubric_command)
 main.add_command(agreement_command)
 main.add_command(assessors_command)

@@ -7,8 +7,9 @@ import sys
 import click
 
 from judged.cli.output import config_option, write_output
-from judged.compare import compare
+from judged.compare import CORRECTIONS, compare
 from judged.config import Config
+from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import read_qrels
 from judged.render.compare import (
@@ -30,25 +31,35 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
 @click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1), default=0.05, show_default=True)
+@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@click.option("--correction", type=click.Choice(CORRECTIONS[:3]),
+              help="Adjust the p-values across the runs compared (default: holm).")
+@click.option("--tukey", is_flag=True,
+              help="Randomised Tukey HSD over all runs instead of per-pair tests, with the matrix of every pair.")
+@click.option("--risk-alpha", type=click.FloatRange(min=0), help="Add URisk/TRisk against the baseline, losses x (1+A).")
+@click.option("--plan-delta", type=click.FloatRange(min=0, min_open=True),
+              help="Add planning: queries needed to detect this difference (power 0.8), and the smallest detectable.")
 @click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-def compare_command(runs, qrels_path, measures, baseline, permutations, resamples, seed, alpha, missing, config, fmt,
-                    output):
+def compare_command(runs, qrels_path, measures, baseline, permutations, resamples, seed, alpha, correction, tukey,
+                    risk_alpha, plan_delta, missing, config, fmt, output):
     """Compare RUNS against a baseline: means with CIs, paired randomization tests corrected across runs.
 
     \b
     Example:
       judged compare examples/runs/bm25.run examples/runs/dense.run examples/runs/naive.run \\
-          --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25
+          --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25 --risk-alpha 1 --plan-delta 0.05
     """
+    if tukey and correction:
+        raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
     team = Config.load(config)
     parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
     qrels = read_qrels(qrels_path)
     results = [evaluate(run, qrels, parsed, missing=team.with_missing(missing), command=sys.argv, config=team.record())
                for run in runs]
     comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
-                         alpha=alpha)
+                         alpha=alpha, correction="tukey" if tukey else correction or "holm", risk_alpha=risk_alpha,
+                         plan_delta=plan_delta)
     write_output(_RENDERERS[fmt](comparison), output)

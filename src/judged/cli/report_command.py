@@ -1,0 +1,49 @@
+"""``judged report``: one self-contained HTML page comparing runs, readable offline."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from judged.cli.output import config_option
+from judged.config import Config
+from judged.errors import UsageError
+from judged.evaluate import MISSING_POLICIES
+from judged.report import report
+
+
+@click.command("report")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
+@click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
+@click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
+              help="The HTML file to write (atomically); - for stdout.")
+@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--correction", type=click.Choice(["holm", "bh", "none"]),
+              help="Adjust the p-values across the runs and pairs compared (default: holm).")
+@click.option("--tukey", is_flag=True, help="Randomised Tukey HSD over all runs instead of per-pair tests.")
+@click.option("--worst", type=click.IntRange(min=1), default=10, show_default=True,
+              help="How many worst and most changed queries each run lists (each linked to its explain view).")
+@click.option("--title", help="The page title. Default: the run names.")
+@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@config_option
+def report_command(runs, qrels_path, measures, baseline, output, permutations, resamples, seed, correction, tukey,
+                   worst, title, missing, config):
+    """Write one HTML report on RUNS: the compare table, charts, significance matrix, explained queries, provenance.
+
+    The file needs no network: the charting JavaScript and all data are inside.
+
+    \b
+    Example:
+      judged report examples/runs/bm25.run examples/runs/dense.run examples/runs/naive.run \\
+          --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25 -o report.html
+    """
+    if tukey and correction:
+        raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
+    report(runs, qrels_path, measures or None, baseline=baseline, path=output, config=Config.load(config),
+           missing=missing, permutations=permutations, resamples=resamples, seed=seed,
+           correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv)

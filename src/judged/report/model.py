@@ -1,0 +1,234 @@
+"""Everything a report shows, computed before anything is drawn: results, comparison, curves, explanations.
+
+:func:`build` evaluates the runs, compares them (with the matrix of every
+pair), collects each run's worst queries and the queries that changed most
+against the baseline, works out the explain view of every query it links to,
+and gathers the provenance. Pure apart from reading the inputs: no drawing,
+no HTML (see :mod:`judged.report.page`).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+import polars as pl
+
+from judged.compare import Comparison, MeasureComparison, compare
+from judged.config import Config
+from judged.distributions import changes, cutoff_curve
+from judged.evaluate import evaluate
+from judged.explain import Explanation, explain
+from judged.inputs import Qrels, Run
+from judged.io import read_qrels, read_run
+from judged.measures.spec import Measure
+from judged.result import Result
+
+#: Deepest cutoff of each curve: nDCG@1..100, R@1..1000, Judged@1..100 (less when the runs are shallower).
+CURVE_DEPTHS = {"nDCG": 100, "R": 1000, "Judged": 100}
+
+
+@dataclass(frozen=True)
+class QueryLink:
+    """One query in a worst or most-changed list, with the anchors of its explain views."""
+
+    qid: str
+    value: float
+    anchor: str
+    baseline_anchor: str | None = None
+
+
+@dataclass(frozen=True)
+class RunQueries:
+    """For one run and measure: its worst queries, and the queries that lost and gained most against the baseline."""
+
+    run: str
+    worst: tuple[QueryLink, ...]
+    lost: tuple[QueryLink, ...] = ()
+    gained: tuple[QueryLink, ...] = ()
+
+
+@dataclass(frozen=True)
+class MeasureSection:
+    """One measure's comparison and the queries the report singles out for it."""
+
+    comparison: MeasureComparison
+    queries: tuple[RunQueries, ...]
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Mean of ``measure`` (given without a cutoff) at each cutoff, per run."""
+
+    measure: str
+    points: dict[str, dict[int, float]]
+
+
+@dataclass(frozen=True)
+class ExplainSection:
+    """The explain view of one query of one run, under the anchor the lists link to.
+
+    ``explanation`` is None when the run returned nothing for the query (scored 0 under ``missing=zero``).
+    """
+
+    anchor: str
+    run: str
+    qid: str
+    explanation: Explanation | None
+
+
+@dataclass(frozen=True)
+class ReportData:
+    """The content of a report, ready to render."""
+
+    title: str
+    created: str
+    results: tuple[Result, ...]
+    comparison: Comparison
+    sections: tuple[MeasureSection, ...]
+    curves: tuple[Curve, ...]
+    judged: Curve
+    explain_measure: str
+    explained: tuple[ExplainSection, ...]
+    provenance: dict
+
+
+def build(
+    runs: Sequence,
+    qrels,
+    measures: Sequence[Measure | str] | None = None,
+    *,
+    baseline: str | None = None,
+    config: Config | None = None,
+    missing: str | None = None,
+    permutations: int = 10_000,
+    resamples: int = 10_000,
+    seed: int = 0,
+    correction: str = "holm",
+    worst: int = 10,
+    title: str | None = None,
+    command: Sequence[str] | None = None,
+) -> ReportData:
+    """Evaluate and compare ``runs`` on ``qrels`` and collect what the report shows (see the module docstring)."""
+    team = config or Config()
+    qrels = read_qrels(qrels)
+    runs = _distinct([read_run(run) for run in runs])
+    parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
+    policy = team.with_missing(missing)
+    results = tuple(evaluate(run, qrels, parsed, missing=policy, command=command, config=team.record())
+                    for run in runs)
+    comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
+                         correction=correction, matrix=True, worst=worst)
+    anchors: dict[tuple[str, str], str] = {}
+    sections = tuple(_section(m, results, anchors, worst) for m in comparison.measures)
+    depth = max(_depth(run) for run in runs)
+    curves = tuple(_curve(runs, qrels, _base(parsed, team, name), depth, policy) for name in ("nDCG", "R"))
+    explain_measure = next((m for m in parsed if m.name in ("nDCG", "DCG")), None) or team.measure("nDCG@10")
+    explained = _explained(anchors, runs, qrels, explain_measure)
+    created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+    return ReportData(
+        title=title or f"judged report: {', '.join(r.run for r in results)}",
+        created=created,
+        results=results,
+        comparison=comparison,
+        sections=sections,
+        curves=curves,
+        judged=_curve(runs, qrels, team.measure("Judged"), depth, policy),
+        explain_measure=str(explain_measure),
+        explained=explained,
+        provenance=_provenance(results, comparison, created, command, explain_measure, correction),
+    )
+
+
+def _distinct(runs: list[Run]) -> list[Run]:
+    """Runs that share a name are told apart by their file names (or their position)."""
+    names = [r.name for r in runs]
+    return [replace(r, name=f"{r.name} ({r.source.path if r.source else f'#{i + 1}'})") if names.count(r.name) > 1
+            else r for i, r in enumerate(runs)]
+
+
+def _section(m: MeasureComparison, results: Sequence[Result], anchors: dict, worst: int) -> MeasureSection:
+    by_run = {r.run: r for r in results}
+    base = by_run[m.baseline]
+
+    def link(run: str, qid: str, value: float, with_baseline: bool = False) -> QueryLink:
+        anchor = anchors.setdefault((run, qid), f"explain-{len(anchors) + 1}")
+        base_anchor = anchors.setdefault((m.baseline, qid), f"explain-{len(anchors) + 1}") if with_baseline else None
+        return QueryLink(qid, value, anchor, base_anchor)
+
+    queries = []
+    for row in m.runs:
+        worst_links = tuple(link(row.run, q, v) for q, v in row.summary.worst)
+        if row.run == m.baseline:
+            queries.append(RunQueries(row.run, worst_links))
+            continue
+        moved = changes(by_run[row.run], base, m.measure, n=worst)
+        queries.append(RunQueries(row.run, worst_links, tuple(link(row.run, q, d, True) for q, d in moved.lost),
+                                  tuple(link(row.run, q, d, True) for q, d in moved.gained)))
+    return MeasureSection(m, tuple(queries))
+
+
+def _explained(anchors: dict[tuple[str, str], str], runs: Sequence[Run], qrels: Qrels,
+               measure: Measure) -> tuple[ExplainSection, ...]:
+    """The explain view of every linked (run, query), run by run in the runs' order, then by query id."""
+    by_name = {run.name: run for run in runs}
+    order = {run.name: i for i, run in enumerate(runs)}
+    answered = {run.name: set(run.frame["qid"].unique().to_list()) for run in runs}
+    return tuple(ExplainSection(anchor, run, qid,
+                                explain(by_name[run], qrels, qid, measure) if qid in answered[run] else None)
+                 for (run, qid), anchor in sorted(anchors.items(), key=lambda item: (order[item[0][0]], item[0][1])))
+
+
+def _depth(run: Run) -> int:
+    """The longest ranking of ``run`` (1 for an empty run)."""
+    lengths = run.frame.group_by("qid").agg(pl.len())
+    return max(1, int(lengths["len"].max() or 1))
+
+
+def _base(measures: Sequence[Measure], team: Config, name: str) -> Measure:
+    """The requested measure of family ``name`` without its cutoff, else the family under the team's conventions."""
+    return next((replace(m, cutoff=None) for m in measures if m.name == name), None) or team.measure(name)
+
+
+def curve_cutoffs(name: str, depth: int) -> list[int]:
+    """Every cutoff up to 100, then every tenth, up to the curve's limit (:data:`CURVE_DEPTHS`) and the runs' depth.
+
+    >>> curve_cutoffs("R", 130)[-5:], len(curve_cutoffs("R", 5000)), len(curve_cutoffs("nDCG", 5000))
+    ([99, 100, 110, 120, 130], 190, 100)
+    """
+    top = min(CURVE_DEPTHS[name], depth)
+    return list(range(1, min(top, 100) + 1)) + list(range(110, top + 1, 10))
+
+
+def _curve(runs: Sequence[Run], qrels: Qrels, base: Measure, depth: int, missing: str) -> Curve:
+    ks = curve_cutoffs(base.name, depth)
+    points = {run.name: cutoff_curve(run, qrels, str(base), ks, missing=missing) for run in runs}
+    return Curve(str(base), points)
+
+
+def _provenance(results, comparison: Comparison, created: str, command, explain_measure: Measure,
+                correction: str) -> dict:
+    """The report's own record, then every run's full evaluation provenance."""
+    from judged import __version__
+
+    return {
+        "report": {
+            "judged_version": __version__,
+            "created": created,
+            "command": list(command) if command is not None else None,
+            "statistics": {
+                "permutations": comparison.permutations,
+                "resamples": comparison.resamples,
+                "seed": comparison.seed,
+                "alpha": comparison.alpha,
+                "correction": correction,
+                "matrix": "randomised Tukey HSD" if correction == "tukey" else "paired randomization tests, "
+                          f"{correction} over all pairs",
+            },
+            "explain_measure": str(explain_measure),
+            "curve_cutoffs": {name: f"1..{limit}, every tenth above 100, up to the runs' depth"
+                              for name, limit in CURVE_DEPTHS.items()},
+        },
+        "runs": {r.run: r.provenance for r in results},
+    }
