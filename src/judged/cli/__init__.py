@@ -20,6 +20,7 @@ from judged.cli.measures_command import measures_command
 from judged.cli.report_command import report_command
 from judged.cli.rubric_command import rubric_command
 from judged.cli.sensitivity_command import sensitivity_command
+from judged.cli.store_commands import STORE_COMMANDS
 from judged.errors import InputError, JudgedError, UsageError
 
 
@@ -52,3 +53,5 @@ main.add_command(report_command)
 main.add_command(rubric_command)
 main.add_command(agreement_command)
 main.add_command(assessors_command)
+for store_command in STORE_COMMANDS:
+    main.add_command(store_command)

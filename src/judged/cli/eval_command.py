@@ -13,6 +13,7 @@ from judged.cli.output import config_option, write_output
 from judged.config import Config
 from judged.presets import apply as apply_preset
 from judged.presets import names as preset_names
+from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_qrels, read_run
@@ -32,8 +33,11 @@ _RENDERERS = {
 
 @click.command("eval")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False),
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False),
               help="Judgments: TREC qrels, JSON, JSONL, CSV, TSV or Parquet (gzip transparent).")
+@click.option("--judgments", "-j", metavar="NAME[@VERSION]",
+              help="Instead of --qrels: a frozen judgment set from the store (its id and hash go in the provenance).")
+@click.option("--db", metavar="URL|PATH", help="The judgment store for --judgments (default: $JUDGED_DB, else ./judged.db).")
 @click.option("--measure", "-m", "measures", multiple=True,
               help="Measure, e.g. nDCG@10, P(rel=2)@5, nDCG(gain=exp)@10; repeat for more. "
               f"Default: the config's measures, else {' '.join(DEFAULT_MEASURES)}.")
@@ -54,12 +58,13 @@ _RENDERERS = {
 @config_option
 @click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
 @click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
-def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, norel, depth, add_judged,
+def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, output, missing, norel, depth, add_judged,
                  unjudged_threshold, preset, config, run_format, qrels_format):
     """Evaluate RUNS against the judgments in --qrels.
 
     Every measure is printed in its fully explicit form, so the number always
-    carries the conventions that produced it.
+    carries the conventions that produced it. --judgments reads a frozen set
+    from the judgment store instead of a file.
 
     \b
     Example:
@@ -79,7 +84,7 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
         parsed = with_judged_beside_ndcg(parsed)
     progress = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else nullcontext()
     with progress as status:  # a spinner on a terminal, nothing in a pipe
-        qrels = read_qrels(qrels_path, format=qrels_format)
+        qrels = read_judgments(qrels_path, qrels_format, judgments, db)
         results = []
         for i, path in enumerate(runs, start=1):
             if status:
@@ -91,6 +96,18 @@ def eval_command(runs, qrels_path, measures, per_query, fmt, output, missing, no
     for warning in unjudged_warnings(results, unjudged_threshold):
         click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
+
+
+def read_judgments(qrels_path, qrels_format, judgments, db):
+    """The judgments from --qrels, or the frozen set --judgments names in the store (exactly one of them)."""
+    if (qrels_path is None) == (judgments is None):
+        raise UsageError("give the judgments with either --qrels FILE or --judgments NAME[@VERSION].")
+    if qrels_path is not None:
+        return read_qrels(qrels_path, format=qrels_format)
+    from judged.judgments import Store
+
+    with Store.open(db, must_exist=True) as store:
+        return store.qrels(judgments)
 
 
 def distinct_names(results: list[Result], paths) -> list[Result]:

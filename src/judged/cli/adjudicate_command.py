@@ -1,0 +1,69 @@
+"""``judged adjudicate``: list the pairs whose assessors disagree, and record final grades."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import click
+
+from judged.cli.output import write_output
+from judged.cli.store_common import db_option, open_store, table
+
+
+@click.group("adjudicate")
+def adjudicate_command() -> None:
+    """Settle disagreements between assessors."""
+
+
+@adjudicate_command.command("list")
+@click.option("--min-diff", type=click.IntRange(min=1), default=2, show_default=True,
+              help="List pairs whose grades differ by at least this much.")
+@click.option("--all", "show_all", is_flag=True, help="Include pairs already adjudicated.")
+@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
+@db_option
+def list_command(min_diff, show_all, fmt, output, db):
+    """List pairs whose assessors' current grades differ, each assessor's grade and note side by side.
+
+    \b
+    Example:
+      judged adjudicate list --min-diff 2
+    """
+    with open_store(db, must_exist=True) as store:
+        found = store.disagreements(min_diff=min_diff, pending_only=not show_all)
+    if fmt == "json":
+        write_output(json.dumps([asdict(d) for d in found], indent=2, default=str) + "\n", output)
+        return
+    if not found:
+        write_output(f"no pair's grades differ by {min_diff} or more" + ("" if show_all else " (pending)") + "\n",
+                     output)
+        return
+    rows = [
+        (d.qid, d.docid, d.difference,
+         "; ".join(f"{label.assessor}: " + (str(label.grade) if label.grade is not None else f"cannot judge ({label.reason})")
+                   + (f" \"{label.note}\"" if label.note else "") for label in d.labels),
+         f"{d.adjudication.grade} by {d.adjudication.adjudicator}" if d.adjudication else "")
+        for d in found
+    ]
+    write_output(table(["qid", "docid", "diff", "labels", "adjudicated"], rows), output)
+
+
+@adjudicate_command.command("set")
+@click.argument("qid")
+@click.argument("docid")
+@click.argument("grade", type=int)
+@click.option("--adjudicator", required=True, help="Who decides.")
+@click.option("--note", required=True, help="Why this grade (kept with the decision).")
+@click.option("--event-id", help="A UUID for this decision: repeating the command with it stores it once.")
+@db_option
+def set_command(qid, docid, grade, adjudicator, note, event_id, db):
+    """Record the final GRADE of a pair; a later decision on the same pair replaces it in new frozen sets.
+
+    \b
+    Example:
+      judged adjudicate set q01 changelog/2024-03 1 --adjudicator lead --note "mentions rotation only in passing"
+    """
+    with open_store(db) as store:
+        decided = store.adjudicate(qid, docid, grade, adjudicator=adjudicator, note=note, event_id=event_id)
+    click.echo(f"#{decided.seq} {qid} {docid}: grade {decided.grade} by {decided.adjudicator} [event {decided.event_id}]")

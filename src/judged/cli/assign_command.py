@@ -1,0 +1,38 @@
+"""``judged assign``: split the pool among assessors, with an overlap set for the agreement check."""
+
+from __future__ import annotations
+
+import click
+
+from judged.cli.store_common import db_option, open_store, table
+
+
+@click.command("assign")
+@click.option("--assessor", "-a", "assessors", multiple=True, required=True, help="An assessor; repeat for each.")
+@click.option("--overlap-queries", type=click.IntRange(min=0),
+              help="The first N queries (qid order) go to every assessor. Default: 30.")
+@click.option("--overlap-fraction", type=click.FloatRange(0, 1), help="Or: this fraction of the queries (rounded up).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the presentation order.")
+@click.option("--pool", default="default", show_default=True, help="Name of the pool.")
+@db_option
+def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, db):
+    """Split the pool's unassigned pairs among the assessors.
+
+    Each query goes whole to one assessor, except the overlap queries, which
+    every assessor judges. Pairs are presented in a seeded random order with
+    no run names, ranks or scores (`judged judge queue`).
+
+    \b
+    Example:
+      judged assign --assessor ana --assessor ben --overlap-fraction 0.3
+    """
+    with open_store(db) as store:
+        report = store.assign(list(assessors), pool=pool, overlap_queries=overlap_queries,
+                              overlap_fraction=overlap_fraction, seed=seed)
+    if not report.shares:
+        click.echo(f"pool {report.pool}: nothing to assign, every pooled pair is already assigned")
+        return
+    click.echo(f"pool {report.pool}: {len(report.overlap_queries)} overlap queries"
+               + (f" ({', '.join(report.overlap_queries)})" if report.overlap_queries else "") + f", seed {report.seed}")
+    click.echo(table(["assessor", "pairs", "overlap pairs", "queries"],
+                     [(name, s.pairs, s.overlap_pairs, s.queries) for name, s in report.shares.items()]), nl=False)

@@ -1,0 +1,269 @@
+"""Frozen judgment sets: a versioned, immutable snapshot of the labels evaluation reads.
+
+Freezing takes, for every pair, the adjudicated grade where there is one,
+else the assessors' current grades: one assessor's grade (``single``), or the
+grade they all gave (``agreed``). Pairs whose assessors disagree and that no
+one adjudicated make freezing fail unless a resolution policy is named
+(``min``, ``max``, ``median`` (the lower median), or ``assessor:NAME`` to
+prefer one assessor); such pairs are marked ``resolved``. A set also keeps
+the pool as it stood (every pooled pair, and the runs and depth that built
+it) and the pairs whose only labels are cannot-judge, so "pooled but not
+judged" and "never pooled" stay distinguishable after export.
+
+The set's content hash is the sha256 of its canonical qrels export: lines
+``qid 0 docid grade`` sorted by qid then docid (byte order), single spaces,
+``\\n`` after every line. ``sha256sum`` of an exported file therefore equals
+the hash, and evaluating that file or the set records the same sha256.
+Freezing a name again creates the next version, unless nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+import polars as pl
+import sqlalchemy as sa
+
+from judged.errors import UsageError
+from judged.inputs import QRELS_SCHEMA, Qrels, Source
+from judged.judgments import schema as t
+from judged.judgments.adjudicate import latest
+from judged.judgments.catalog import rubric_id, rubric_spec
+from judged.judgments.log import current_events
+from judged.judgments.model import JudgmentSet, as_utc, check_id, now
+from judged.judgments.pools import membership, pool_runs
+
+RESOLVE = ("refuse", "min", "max", "median", "assessor:NAME")
+SIDECAR_FORMAT = "judged-judgment-set/1"
+_LABELLED = ("adjudicated", "agreed", "single", "resolved")
+
+
+@dataclass(frozen=True)
+class Frozen:
+    """The outcome of a freeze: the set, and whether it is a new version (``False``: nothing had changed)."""
+
+    judgment_set: JudgmentSet
+    new: bool
+
+
+def freeze(
+    connection: sa.Connection, name: str, *, pool: str | None, resolve: str = "refuse",
+    assessors: list[str] | None = None, adjudications: bool = True,
+) -> Frozen:
+    """Freeze the current labels as the next version of ``name``; see the module docstring."""
+    check_id(name, "a judgment set name")
+    if "@" in name:
+        raise UsageError(f"a judgment set name cannot contain '@' (it separates the version). Got {name!r}.")
+    _check_resolve(resolve)
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql("LOCK TABLE judgment_sets IN SHARE ROW EXCLUSIVE MODE")
+    pool = _pool_name(connection, pool)
+    pooled = set(membership(connection, pool)) if pool else set()
+    rows, rubrics = _decide(connection, resolve, assessors, adjudications, pooled)
+    if not any(row["grade"] is not None for row in rows):
+        who = f" by {', '.join(assessors)}" if assessors else ""
+        raise UsageError(f"nothing to freeze: no grade has been recorded{who}.")
+    rubric = rubric_id(connection, rubrics.pop()) if len(rubrics) == 1 and None not in rubrics else None
+    pooled_text = "".join(f"{q}\t{d}\n" for q, d in sorted(pooled))
+    content = {
+        "content_hash": hashlib.sha256(qrels_text(rows).encode()).hexdigest(),
+        "pool": pool,
+        "pool_hash": hashlib.sha256(pooled_text.encode()).hexdigest() if pool else None,
+        "pool_runs": [{"run": r.run, "sha256": r.run_sha256, "depth": r.depth, "ties": r.ties, "step": r.step}
+                      for r in pool_runs(connection, pool)] if pool else [],
+        "policy": {"resolve": resolve, "assessors": sorted(assessors) if assessors else None,
+                   "adjudications": adjudications},
+    }
+    previous = _latest(connection, name)
+    if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):
+        return Frozen(previous, False)
+    version = previous.version + 1 if previous else 1
+    set_id = connection.execute(
+        sa.insert(t.judgment_sets)
+        .values(name=name, version=version, rubric_id=rubric, created=now(), **content)
+        .returning(t.judgment_sets.c.id)
+    ).scalar_one()
+    connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **row} for row in rows])
+    return Frozen(load(connection, f"{name}@{version}"), True)
+
+
+def _content(judgment_set: JudgmentSet) -> tuple[dict, str | None]:
+    """What decides whether a new freeze would repeat ``judgment_set``: everything but its name, version and time."""
+    return {
+        "content_hash": judgment_set.content_hash, "pool": judgment_set.pool, "pool_hash": judgment_set.pool_hash,
+        "pool_runs": list(judgment_set.pool_runs), "policy": judgment_set.policy,
+    }, judgment_set.rubric
+
+
+def _check_resolve(resolve: str) -> None:
+    if resolve in RESOLVE[:-1] or (resolve.startswith("assessor:") and len(resolve) > len("assessor:")):
+        return
+    raise UsageError(f"resolve must be one of {'|'.join(RESOLVE)}. Got {resolve!r} instead.")
+
+
+def _pool_name(connection: sa.Connection, pool: str | None) -> str | None:
+    """The pool to snapshot: the one named (it must exist), else ``default`` when it exists, else none."""
+    exists = connection.execute(sa.select(t.pools.c.name).where(t.pools.c.name == (pool or "default"))).scalar()
+    if pool is not None and exists is None:
+        raise UsageError(f"no pool {pool!r} in the store.")
+    return exists
+
+
+def _decide(connection, resolve: str, assessors, adjudications: bool, pooled: set) -> tuple[list[dict], set]:
+    """One row per pair (its grade or ``None``, how it was decided, whether pooled), and the rubrics of the grades."""
+    grades: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
+    cannot: set[tuple[str, str]] = set()
+    rubrics: set[str | None] = set()
+    decided = latest(connection) if adjudications else {}
+    for e in current_events(connection, assessors):
+        if e.kind == "grade":
+            grades[(e.qid, e.docid)][e.assessor] = e.grade
+            if (e.qid, e.docid) not in decided:
+                rubrics.add(e.rubric)
+        else:
+            cannot.add((e.qid, e.docid))
+    rubrics |= {a.rubric for a in decided.values()}
+    rows, refused = [], []
+    for pair in sorted(set(grades) | cannot | set(decided) | pooled):
+        by_assessor = grades.get(pair, {})
+        if pair in decided:
+            grade, state = decided[pair].grade, "adjudicated"
+        elif len(set(by_assessor.values())) == 1:
+            grade, state = next(iter(by_assessor.values())), "single" if len(by_assessor) == 1 else "agreed"
+        elif by_assessor:
+            grade, state = _resolve(by_assessor, resolve), "resolved"
+            if grade is None:
+                refused.append((pair, by_assessor))
+        else:
+            grade, state = None, "cannot_judge" if pair in cannot else "unjudged"
+        rows.append({"qid": pair[0], "docid": pair[1], "grade": grade, "state": state, "pooled": pair in pooled})
+    if refused:
+        shown = "; ".join(
+            f"{q} {d}: " + ", ".join(f"{a}={g}" for a, g in sorted(labels.items())) for (q, d), labels in refused[:5]
+        )
+        raise UsageError(
+            f"{len(refused)} pair(s) have disagreeing grades and no adjudication ({shown}"
+            f"{'; ...' if len(refused) > 5 else ''}). Adjudicate them (`judged adjudicate list --min-diff 1`) "
+            "or name a policy with --resolve min|max|median|assessor:NAME."
+        )
+    return rows, rubrics
+
+
+def _resolve(by_assessor: dict[str, int], resolve: str) -> int | None:
+    values = sorted(by_assessor.values())
+    if resolve == "min":
+        return values[0]
+    if resolve == "max":
+        return values[-1]
+    if resolve == "median":
+        return values[(len(values) - 1) // 2]
+    if resolve.startswith("assessor:"):
+        return by_assessor.get(resolve.split(":", 1)[1])
+    return None
+
+
+def qrels_text(rows: list[dict]) -> str:
+    """The canonical qrels of labelled rows: ``qid 0 docid grade`` sorted by qid then docid (byte order)."""
+    labelled = sorted((r["qid"], r["docid"], r["grade"]) for r in rows if r["grade"] is not None)
+    return "".join(f"{qid} 0 {docid} {grade}\n" for qid, docid, grade in labelled)
+
+
+def _latest(connection: sa.Connection, name: str) -> JudgmentSet | None:
+    version = connection.execute(
+        sa.select(sa.func.max(t.judgment_sets.c.version)).where(t.judgment_sets.c.name == name)
+    ).scalar()
+    return None if version is None else load(connection, f"{name}@{version}")
+
+
+def load(connection: sa.Connection, spec: str) -> JudgmentSet:
+    """The set ``NAME@VERSION`` (``NAME`` alone: its newest version), with its counts per state."""
+    name, _, version = spec.partition("@")
+    sets = t.judgment_sets
+    statement = sa.select(sets).where(sets.c.name == name).order_by(sets.c.version.desc()).limit(1)
+    if version:
+        if not version.isdigit():
+            raise UsageError(f"a judgment set is NAME or NAME@VERSION with an integer version. Got {spec!r}.")
+        statement = statement.where(sets.c.version == int(version))
+    row = connection.execute(statement).mappings().first()
+    if row is None:
+        known = sorted({r for (r,) in connection.execute(sa.select(sets.c.name))})
+        raise UsageError(f"no judgment set {spec!r} in the store (sets: {', '.join(known) or 'none'}).")
+    states = connection.execute(
+        sa.select(t.judgment_set_pairs.c.state, sa.func.count())
+        .where(t.judgment_set_pairs.c.set_id == row["id"])
+        .group_by(t.judgment_set_pairs.c.state)
+    )
+    return JudgmentSet(
+        name=row["name"], version=row["version"], content_hash=row["content_hash"], created=as_utc(row["created"]),
+        policy=row["policy"], pool=row["pool"], pool_hash=row["pool_hash"], pool_runs=tuple(row["pool_runs"]),
+        rubric=rubric_spec(connection, row["rubric_id"]), counts=dict(sorted(states.all())),
+    )
+
+
+def pairs(connection: sa.Connection, judgment_set: JudgmentSet) -> list[dict]:
+    """Every pair of a set (labelled, cannot-judge and pooled-unjudged), sorted by qid and docid."""
+    sets, rows = t.judgment_sets, t.judgment_set_pairs
+    set_id = sa.select(sets.c.id).where(sets.c.name == judgment_set.name, sets.c.version == judgment_set.version)
+    found = connection.execute(
+        sa.select(rows.c.qid, rows.c.docid, rows.c.grade, rows.c.state, rows.c.pooled).where(
+            rows.c.set_id == set_id.scalar_subquery()
+        )
+    ).mappings()
+    return sorted((dict(r) for r in found), key=lambda r: (r["qid"], r["docid"]))
+
+
+def qrels(connection: sa.Connection, judgment_set: JudgmentSet, where: str) -> Qrels:
+    """The set as :class:`~judged.Qrels`, its source ``WHERE#NAME@VERSION`` with the content hash as sha256."""
+    rows = [r for r in pairs(connection, judgment_set) if r["grade"] is not None]
+    frame = pl.DataFrame(
+        {"qid": [r["qid"] for r in rows], "docid": [r["docid"] for r in rows], "grade": [r["grade"] for r in rows]},
+        schema=QRELS_SCHEMA,
+    )
+    source = Source(f"{where}#{judgment_set.id}", "judgment-set", judgment_set.content_hash)
+    return Qrels.from_frame(frame, judgment_set.id, source)
+
+
+def sidecar(judgment_set: JudgmentSet, rows: list[dict]) -> str:
+    """The JSON that travels with an exported qrels file: provenance, pool membership and unjudged pairs."""
+    by_state: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    pooled: dict[str, list[str]] = defaultdict(list)
+    per_query: dict[str, Counter] = defaultdict(Counter)
+    for r in rows:
+        by_state[r["state"]][r["qid"]].append(r["docid"])
+        counts = per_query[r["qid"]]
+        counts["judged"] += r["grade"] is not None
+        if r["pooled"]:
+            pooled[r["qid"]].append(r["docid"])
+            counts["pooled"] += 1
+            counts["pooled_unjudged"] += r["grade"] is None
+        else:
+            counts["judged_unpooled"] += r["grade"] is not None
+        counts["cannot_judge"] += r["state"] == "cannot_judge"
+    labelled = [r for r in rows if r["grade"] is not None]
+    document = {
+        "format": SIDECAR_FORMAT,
+        "judgment_set": {
+            "id": judgment_set.id, "name": judgment_set.name, "version": judgment_set.version,
+            "content_hash": judgment_set.content_hash,
+            "created": judgment_set.created.isoformat(timespec="seconds"),
+            "policy": judgment_set.policy, "rubric": judgment_set.rubric,
+        },
+        "qrels": {
+            "sha256": judgment_set.content_hash, "pairs": len(labelled),
+            "queries": len({r["qid"] for r in labelled}),
+            "labels": {state: sum(1 for r in rows if r["state"] == state) for state in _LABELLED},
+        },
+        "pool": None if judgment_set.pool is None else {
+            "name": judgment_set.pool, "sha256": judgment_set.pool_hash, "runs": list(judgment_set.pool_runs),
+            "pairs": sum(map(len, pooled.values())), "pooled": pooled,
+        },
+        "unjudged": {"pooled": by_state["unjudged"], "cannot_judge": by_state["cannot_judge"]},
+        "queries": {
+            qid: {k: counts[k] for k in ("judged", "pooled", "pooled_unjudged", "judged_unpooled", "cannot_judge")}
+            for qid, counts in per_query.items()
+        },
+    }
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

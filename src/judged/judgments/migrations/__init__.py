@@ -1,0 +1,1 @@
+"""judged's Alembic migrations: the only way the store's schema changes (applied by :mod:`judged.judgments.migrate`)."""

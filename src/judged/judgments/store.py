@@ -1,0 +1,393 @@
+"""The :class:`Store`: one object over the judgment store, for the command line, notebooks and the web app.
+
+Every method is one transaction: it either happens completely or not at all.
+Methods take and return plain values (:mod:`judged.judgments.model`
+dataclasses, polars frames, :class:`~judged.Qrels`), never database objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Self
+
+import polars as pl
+import sqlalchemy as sa
+
+from judged.errors import JudgedError, UsageError
+from judged.inputs import Qrels, Run
+from judged.judgments import adjudicate as adjudication
+from judged.judgments import assign as assignment
+from judged.judgments import catalog, log, migrate, pools
+from judged.judgments import freeze as sets
+from judged.judgments import schema as t
+from judged.judgments.engine import create_engine, display_url, reading, resolve_url, writing
+from judged.judgments.model import (
+    Adjudication,
+    AssignedPair,
+    Disagreement,
+    Document,
+    Judgment,
+    JudgmentSet,
+    NewJudgment,
+    Query,
+    Recorded,
+)
+from judged.judgments.qrels_import import qrels_entries
+from judged.rubric import Rubric
+
+
+class Store:
+    """A judgment store at a database URL (SQLite by default, or PostgreSQL).
+
+    >>> store = Store.open("sqlite://")        # in memory; Store.open() uses ./judged.db
+    >>> store.record("q1", "d1", assessor="alice", grade=2).grade
+    2
+    >>> _ = store.record("q1", "d1", assessor="alice", grade=3, note="missed the table")
+    >>> store.current_labels().rows()
+    [('q1', 'd1', 'alice', 3)]
+    >>> [e.grade for e in store.history("q1", "d1")]   # nothing is overwritten
+    [2, 3]
+    >>> store.close()
+    """
+
+    def __init__(self, engine: sa.Engine) -> None:
+        self.engine = engine
+
+    @classmethod
+    def open(cls, db: str | None = None, *, upgrade: bool = True, must_exist: bool = False) -> Store:
+        """Open (and by default migrate) the store at ``db``: a URL, an SQLite path, ``$JUDGED_DB`` or ``judged.db``.
+
+        A missing SQLite file is created, unless ``must_exist`` (for commands that only read).
+        """
+        engine = create_engine(resolve_url(db))
+        path = engine.url.database if engine.dialect.name == "sqlite" else None
+        if must_exist and path and path != ":memory:" and not Path(path).is_file():
+            engine.dispose()
+            raise UsageError(f"no judgment store at {path}; name one with --db or $JUDGED_DB, or create it "
+                             "with `judged db upgrade`.")
+        store = cls(engine)
+        try:
+            if upgrade:
+                migrate.upgrade(store.engine)
+            else:
+                migrate.status(store.engine)
+        except sa.exc.OperationalError as err:
+            store.close()
+            raise UsageError(f"cannot open the judgment store {store.url}: {err.orig}") from None
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @property
+    def url(self) -> str:
+        """The database URL, password hidden."""
+        return display_url(self.engine)
+
+    def close(self) -> None:
+        """Release the database connections."""
+        self.engine.dispose()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sa.Connection]:
+        try:
+            with writing(self.engine) as connection:
+                yield connection
+        except sa.exc.IntegrityError as err:
+            raise JudgedError(
+                f"a concurrent change conflicted with this one, which was not stored; run it again ({err.orig})"
+            ) from None
+
+    def schema_status(self) -> migrate.SchemaStatus:
+        """The store's schema revision and any pending migrations."""
+        return migrate.status(self.engine)
+
+    def upgrade(self) -> tuple[str, ...]:
+        """Apply pending migrations; returns the revisions applied."""
+        return migrate.upgrade(self.engine)
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table, for ``judged db status``."""
+        with reading(self.engine) as connection:
+            return {
+                name: connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
+                for name, table in sorted(t.metadata.tables.items())
+            }
+
+    # -- collection --------------------------------------------------------------------------
+
+    def add_queries(self, queries: Sequence[Query]) -> int:
+        """Store queries (identical ones again are skipped, changed ones refused); returns how many were new."""
+        with self._write() as connection:
+            return catalog.add_queries(connection, queries)
+
+    def add_documents(self, documents: Sequence[Document]) -> int:
+        """Store documents (identical ones again are skipped, changed ones refused); returns how many were new."""
+        with self._write() as connection:
+            return catalog.add_documents(connection, documents)
+
+    def queries(self) -> list[Query]:
+        """Every stored query, by qid."""
+        with reading(self.engine) as connection:
+            return catalog.queries(connection)
+
+    def query(self, qid: str) -> Query | None:
+        """One stored query, or ``None``."""
+        with reading(self.engine) as connection:
+            return catalog.query(connection, qid)
+
+    def document(self, docid: str) -> Document | None:
+        """One stored document, or ``None``."""
+        with reading(self.engine) as connection:
+            return catalog.document(connection, docid)
+
+    def add_rubric(self, rubric: Rubric) -> bool:
+        """Store a rubric version; ``False`` when that exact version was already stored."""
+        with self._write() as connection:
+            return catalog.add_rubric(connection, rubric)
+
+    def rubric(self, spec: str | None = None) -> Rubric | None:
+        """The rubric ``name@version`` (``name``: its newest version; ``None``: the newest rubric, or ``None``).
+
+        Its ``grades`` are the fixed grade domain the agreement statistics use.
+
+        >>> from judged.rubric import Level, Rubric
+        >>> store = Store.open("sqlite://")
+        >>> store.add_rubric(Rubric("docs", "1", (0, 2), (Level(2, "done", "can finish the task"),
+        ...                                            Level(1, "part", "can start"), Level(0, "no", "cannot"))))
+        True
+        >>> store.rubric("docs").grades
+        (0, 1, 2)
+        """
+        with reading(self.engine) as connection:
+            return catalog.rubric_by_spec(connection, spec)
+
+    def assessors(self) -> list[str]:
+        """Every assessor and adjudicator that has written to the store."""
+        with reading(self.engine) as connection:
+            return catalog.assessors(connection)
+
+    # -- the judgment log ---------------------------------------------------------------------
+
+    def record(
+        self, qid: str, docid: str, *, assessor: str, grade: int | None = None, cannot_judge: str | None = None,
+        note: str | None = None, rubric: str | None = None, event_id: str | None = None,
+    ) -> Judgment:
+        """Append one grade (or cannot-judge with its reason) and return the stored event.
+
+        ``rubric`` defaults to the newest rubric in the store, and the grade must
+        be one of its levels. A retry with the same ``event_id`` (a UUID) returns
+        the event stored the first time instead of storing it again.
+        """
+        entry = NewJudgment(qid, docid, assessor, grade, cannot_judge, note, rubric, log.event_id(event_id))
+        with self._write() as connection:
+            log.record(connection, [entry], catalog.rubric_id(connection, None))
+            return log.by_event_id(connection, entry.event_id)
+
+    def record_many(self, entries: Iterable[NewJudgment], *, rubric: str | None = None) -> Recorded:
+        """Append many judgments in one transaction (all or none); entries without a rubric get ``rubric``."""
+        with self._write() as connection:
+            return log.record(connection, entries, catalog.rubric_id(connection, rubric) if rubric else None)
+
+    def undo(self, qid: str, docid: str, *, assessor: str, event_id: str | None = None) -> Judgment:
+        """Withdraw the assessor's current label of the pair (itself an event); the previous label returns.
+
+        >>> store = Store.open("sqlite://")
+        >>> for grade in (1, 3):
+        ...     _ = store.record("q1", "d1", assessor="ana", grade=grade)
+        >>> store.undo("q1", "d1", assessor="ana").kind
+        'undo'
+        >>> store.current_labels()["grade"].to_list()
+        [1]
+        """
+        with self._write() as connection:
+            return log.undo(connection, qid, docid, assessor, event_id)
+
+    def history(self, qid: str, docid: str) -> list[Judgment]:
+        """Every event of a pair, in log order."""
+        with reading(self.engine) as connection:
+            return log.history(connection, qid, docid)
+
+    def current(self, *, assessors: Iterable[str] | None = None) -> list[Judgment]:
+        """The current label event of every (pair, assessor): grades and cannot-judge."""
+        with reading(self.engine) as connection:
+            return list(log.current_events(connection, assessors))
+
+    def current_labels(self, *, assessors: Iterable[str] | None = None) -> pl.DataFrame:
+        """Current grades as ``qid, docid, assessor, grade`` (one row per pair per assessor), for agreement."""
+        with reading(self.engine) as connection:
+            return log.current_labels(connection, assessors)
+
+    def import_qrels(self, source: str | Path | Qrels, *, assessor: str, rubric: str | None = None) -> Recorded:
+        """Record a qrels file's labels as ``assessor``'s grades, in one transaction.
+
+        Importing the same file again stores nothing new (event ids derive from
+        the file's sha256). No rubric applies unless ``rubric`` names one.
+
+        >>> store = Store.open("sqlite://")
+        >>> store.import_qrels("examples/qrels.txt", assessor="nist")
+        Recorded(inserted=239, already_stored=0)
+        >>> store.import_qrels("examples/qrels.txt", assessor="nist")
+        Recorded(inserted=0, already_stored=239)
+        """
+        _, entries = qrels_entries(source, assessor, self.rubric(rubric) if rubric else None)
+        return self.record_many(entries, rubric=rubric)
+
+    # -- pools and assignments ----------------------------------------------------------------
+
+    def build_pool(
+        self, runs: Sequence[Run], *, depth: int, pool: str = "default", ties: str = "trec"
+    ) -> pools.PoolReport:
+        """Build a pool from the union of each run's top ``depth`` per query, ranked under ``ties``.
+
+        >>> from judged import Run
+        >>> store = Store.open("sqlite://")
+        >>> runs = [Run.from_dict({"q1": {"a": 3.0, "b": 2.0, "c": 1.0}}, name="x"),
+        ...         Run.from_dict({"q1": {"c": 3.0, "a": 2.0}}, name="y")]
+        >>> report = store.build_pool(runs, depth=2)
+        >>> report.sizes, [(r.run, r.pairs, r.unique) for r in report.runs]
+        ({'q1': 3}, [('x', 2, 1), ('y', 2, 1)])
+        >>> store.pool().rows()
+        [('q1', 'a', ['x', 'y']), ('q1', 'b', ['x']), ('q1', 'c', ['y'])]
+        >>> store.extend_pool(Run.from_dict({"q1": {"d": 1.0, "a": 0.5}}, name="z"), depth=2).added
+        {'q1': 1}
+        """
+        with self._write() as connection:
+            return pools.build(connection, pool, runs, depth, ties)
+
+    def extend_pool(
+        self, run: Run, *, depth: int, pool: str = "default", ties: str = "trec"
+    ) -> pools.PoolExtension:
+        """Add a new run's top ``depth`` to a pool; reports the pairs it adds that still need judging."""
+        with self._write() as connection:
+            judged = {(e.qid, e.docid) for e in log.current_events(connection)} | set(adjudication.latest(connection))
+            return pools.extend(connection, pool, run, depth, judged, ties)
+
+    def pool(self, pool: str = "default") -> pl.DataFrame:
+        """Pooled pairs and the runs whose top k holds each: ``qid, docid, runs`` (a list, in run order)."""
+        with reading(self.engine) as connection:
+            found = pools.membership(connection, pool)
+        return pl.DataFrame(
+            {"qid": [q for q, _ in found], "docid": [d for _, d in found], "runs": list(found.values())},
+            schema={"qid": pl.String, "docid": pl.String, "runs": pl.List(pl.String)},
+        )
+
+    def pool_report(self, pool: str = "default") -> pools.PoolReport:
+        """A pool's size per query and each run's contribution."""
+        with reading(self.engine) as connection:
+            return pools.report(connection, pool)
+
+    def assign(
+        self, assessors: Sequence[str], *, pool: str = "default", overlap_queries: int | None = None,
+        overlap_fraction: float | None = None, seed: int = 0,
+    ) -> assignment.AssignmentReport:
+        """Split a pool's unassigned pairs among assessors, with an overlap set (see :mod:`~judged.judgments.assign`).
+
+        >>> from judged import Run
+        >>> store = Store.open("sqlite://")
+        >>> run = Run.from_dict({q: {"a": 2.0, "b": 1.0} for q in ("q1", "q2", "q3")})
+        >>> _ = store.build_pool([run], depth=2)
+        >>> report = store.assign(["ana", "ben"], overlap_queries=1)
+        >>> report.overlap_queries, {name: share.pairs for name, share in report.shares.items()}
+        (('q1',), {'ana': 4, 'ben': 4})
+        >>> sorted({pair.qid for pair in store.queue("ben")})
+        ['q1', 'q3']
+        """
+        with self._write() as connection:
+            return assignment.assign(connection, pool, assessors, overlap_queries=overlap_queries,
+                                     overlap_fraction=overlap_fraction, seed=seed)
+
+    def queue(self, assessor: str, *, pending_only: bool = True) -> list[AssignedPair]:
+        """An assessor's pairs in presentation order (no run names, ranks or scores)."""
+        with reading(self.engine) as connection:
+            return assignment.queue(connection, assessor, pending_only)
+
+    # -- adjudication and frozen sets ---------------------------------------------------------
+
+    def disagreements(self, *, min_diff: int = 2, pending_only: bool = True) -> list[Disagreement]:
+        """Pairs whose assessors' grades differ by ``min_diff`` or more, labels and notes side by side.
+
+        >>> store = Store.open("sqlite://")
+        >>> _ = store.record("q1", "d1", assessor="ana", grade=3, note="exact steps")
+        >>> _ = store.record("q1", "d1", assessor="ben", grade=1)
+        >>> [(d.docid, d.difference, [label.grade for label in d.labels]) for d in store.disagreements()]
+        [('d1', 2, [3, 1])]
+        >>> _ = store.adjudicate("q1", "d1", 2, adjudicator="lead", note="steps, but for v1")
+        >>> store.disagreements()
+        []
+        """
+        with reading(self.engine) as connection:
+            return adjudication.disagreements(connection, min_diff, pending_only)
+
+    def adjudicate(
+        self, qid: str, docid: str, grade: int, *, adjudicator: str, note: str, event_id: str | None = None,
+    ) -> Adjudication:
+        """Record the final grade of a pair, with a note; the latest adjudication counts."""
+        with self._write() as connection:
+            return adjudication.adjudicate(connection, qid, docid, grade, adjudicator=adjudicator, note=note,
+                                           rubric=catalog.rubric_id(connection, None), event=event_id)
+
+    def freeze(
+        self, name: str, *, resolve: str = "refuse", assessors: Sequence[str] | None = None,
+        adjudications: bool = True, pool: str | None = None,
+    ) -> sets.Frozen:
+        """Freeze the current labels as the next version of the set ``name`` (see :mod:`~judged.judgments.freeze`).
+
+        >>> store = Store.open("sqlite://")
+        >>> _ = store.record("q1", "d1", assessor="nist", grade=1)
+        >>> frozen = store.freeze("trec")
+        >>> frozen.judgment_set.id
+        'trec@1'
+        >>> qrels_text, sidecar = store.export("trec")
+        >>> qrels_text
+        'q1 0 d1 1\\n'
+        >>> import hashlib
+        >>> frozen.judgment_set.content_hash == hashlib.sha256(qrels_text.encode()).hexdigest()
+        True
+        """
+        with self._write() as connection:
+            return sets.freeze(connection, name, pool=pool, resolve=resolve,
+                               assessors=list(assessors) if assessors else None, adjudications=adjudications)
+
+    def judgment_set(self, spec: str) -> JudgmentSet:
+        """The frozen set ``NAME@VERSION`` (``NAME``: its newest version)."""
+        with reading(self.engine) as connection:
+            return sets.load(connection, spec)
+
+    def judgment_sets(self) -> list[JudgmentSet]:
+        """Every frozen set, by name and version."""
+        with reading(self.engine) as connection:
+            specs = connection.execute(
+                sa.select(t.judgment_sets.c.name, t.judgment_sets.c.version).order_by(
+                    t.judgment_sets.c.name, t.judgment_sets.c.version
+                )
+            ).all()
+            return [sets.load(connection, f"{name}@{version}") for name, version in specs]
+
+    def qrels(self, spec: str) -> Qrels:
+        """A frozen set as :class:`~judged.Qrels`; its source records the store, ``NAME@VERSION`` and content hash.
+
+        >>> store = Store.open("sqlite://")
+        >>> _ = store.record("q1", "d1", assessor="nist", grade=2)
+        >>> frozen = store.freeze("nist").judgment_set
+        >>> qrels = store.qrels("nist@1")
+        >>> qrels.source.path, qrels.source.sha256 == frozen.content_hash
+        ('sqlite://#nist@1', True)
+        """
+        with reading(self.engine) as connection:
+            return sets.qrels(connection, sets.load(connection, spec), self.url)
+
+    def export(self, spec: str) -> tuple[str, str]:
+        """A frozen set as canonical qrels text and its JSON sidecar (pool membership, unjudged pairs)."""
+        with reading(self.engine) as connection:
+            judgment_set = sets.load(connection, spec)
+            rows = sets.pairs(connection, judgment_set)
+        return sets.qrels_text(rows), sets.sidecar(judgment_set, rows)
