@@ -102,6 +102,27 @@ def labels_from_qrels(qrels_by_assessor: Mapping[str, Qrels | str | Path], grade
     return pl.concat(frames)
 
 
+def graded_labels(labels: pl.DataFrame, grades, *, source: str) -> pl.DataFrame:
+    """The labels with a grade (>= 0; negative means pooled, not judged), each checked against the domain.
+
+    ``source`` names where the labels came from (a store's URL) in the error for a grade outside ``grades``.
+
+    >>> frame = pl.DataFrame({"qid": ["q1", "q1"], "docid": ["a", "b"], "assessor": ["ann", "ann"], "grade": [2, -1]})
+    >>> graded_labels(frame, [0, 1, 2], source="judged.db").rows()
+    [('q1', 'a', 'ann', 2)]
+    >>> graded_labels(frame, [0, 1], source="judged.db")
+    Traceback (most recent call last):
+    judged.errors.InputError: judged.db: grade 2 is not in the rubric's grades: 'q1 a ann 2' (expected one of 0, 1)
+    """
+    domain = domain_of(grades)
+    judged = _frame(labels).filter(pl.col("grade") >= 0)
+    outside = judged.filter(~pl.col("grade").is_in(domain))
+    if outside.height:
+        raise InputError(f"grade {outside['grade'][0]} is not in the rubric's grades", path=source,
+                         text=_row(outside, 0), expected=f"one of {', '.join(map(str, domain))}")
+    return judged
+
+
 def check_domain(qrels: Qrels, grades) -> None:
     """Raise :class:`InputError` at the first judgment (grade >= 0) whose grade is outside the domain ``grades``.
 

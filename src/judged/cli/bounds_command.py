@@ -6,15 +6,17 @@ import click
 
 from judged.bounds import unjudged_bounds
 from judged.cli.output import config_option, write_output
+from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.config import Config
 from judged.evaluate import MISSING_POLICIES
-from judged.io import read_qrels
 from judged.render.bounds import render_bounds, render_bounds_json
 
 
 @click.command("bounds")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False), help="Judgments (or --judgments).")
+@judgments_option
+@db_option
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="An nDCG measure.")
 @click.option("--scope", type=click.Choice(["top_k", "retrieved"]), default="top_k", show_default=True,
               help="Which unjudged documents may take a grade: those in the top k, or every retrieved one.")
@@ -23,7 +25,7 @@ from judged.render.bounds import render_bounds, render_bounds_json
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-def bounds_command(runs, qrels_path, measure, scope, missing, per_query, config, fmt, output):
+def bounds_command(runs, qrels_path, judgments, db, measure, scope, missing, per_query, config, fmt, output):
     """What the judgments cannot say: the exact minimum and maximum nDCG of RUNS over every
     grade their unjudged documents could have, beside nDCG with unjudged as 0 and condensed.
 
@@ -32,7 +34,8 @@ def bounds_command(runs, qrels_path, measure, scope, missing, per_query, config,
       judged bounds examples/runs/naive.run --qrels examples/qrels.txt -m nDCG@10 --per-query
     """
     team = Config.load(config)
-    qrels = read_qrels(qrels_path)
+    qrels = read_judgments(qrels_path, None, judgments, db)
     results = [unjudged_bounds(run, qrels, team.measure(measure), missing=team.with_missing(missing), scope=scope)
                for run in runs]
-    write_output(render_bounds_json(results) if fmt == "json" else render_bounds(results, per_query), output)
+    text = render_bounds_json(results) if fmt == "json" else render_bounds(results, per_query)
+    write_output(with_judgment_set(text, qrels, fmt), output)

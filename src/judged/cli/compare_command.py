@@ -7,11 +7,11 @@ import sys
 import click
 
 from judged.cli.output import config_option, write_output
+from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.compare import CORRECTIONS, compare
 from judged.config import Config
 from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES, evaluate
-from judged.io import read_qrels
 from judged.render.compare import (
     render_comparison,
     render_comparison_json,
@@ -25,7 +25,9 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 
 @click.command("compare")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False), help="Judgments (or --judgments).")
+@judgments_option
+@db_option
 @click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
 @click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
@@ -43,8 +45,8 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-def compare_command(runs, qrels_path, measures, baseline, permutations, resamples, seed, alpha, correction, tukey,
-                    risk_alpha, plan_delta, missing, config, fmt, output):
+def compare_command(runs, qrels_path, judgments, db, measures, baseline, permutations, resamples, seed, alpha,
+                    correction, tukey, risk_alpha, plan_delta, missing, config, fmt, output):
     """Compare RUNS against a baseline: means with CIs, paired randomization tests corrected across runs.
 
     \b
@@ -56,10 +58,10 @@ def compare_command(runs, qrels_path, measures, baseline, permutations, resample
         raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
     team = Config.load(config)
     parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
-    qrels = read_qrels(qrels_path)
+    qrels = read_judgments(qrels_path, None, judgments, db)
     results = [evaluate(run, qrels, parsed, missing=team.with_missing(missing), command=sys.argv, config=team.record())
                for run in runs]
     comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
                          alpha=alpha, correction="tukey" if tukey else correction or "holm", risk_alpha=risk_alpha,
                          plan_delta=plan_delta)
-    write_output(_RENDERERS[fmt](comparison), output)
+    write_output(with_judgment_set(_RENDERERS[fmt](comparison), qrels, fmt), output)

@@ -10,13 +10,13 @@ import click
 from rich.console import Console
 
 from judged.cli.output import config_option, write_output
+from judged.cli.store_common import read_judgments
 from judged.config import Config
 from judged.presets import apply as apply_preset
 from judged.presets import names as preset_names
-from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
-from judged.io import read_qrels, read_run
+from judged.io import read_run
 from judged.measures import Measure, parse
 from judged.result import Result
 from judged.render import FORMATS, render_json, render_table, render_trec_eval, render_tsv
@@ -96,18 +96,6 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
     for warning in unjudged_warnings(results, unjudged_threshold):
         click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
-
-
-def read_judgments(qrels_path, qrels_format, judgments, db):
-    """The judgments from --qrels, or the frozen set --judgments names in the store (exactly one of them)."""
-    if (qrels_path is None) == (judgments is None):
-        raise UsageError("give the judgments with either --qrels FILE or --judgments NAME[@VERSION].")
-    if qrels_path is not None:
-        return read_qrels(qrels_path, format=qrels_format)
-    from judged.judgments import Store
-
-    with Store.open(db, must_exist=True) as store:
-        return store.qrels(judgments)
 
 
 def distinct_names(results: list[Result], paths) -> list[Result]:

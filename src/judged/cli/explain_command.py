@@ -5,20 +5,23 @@ from __future__ import annotations
 import click
 
 from judged.cli.output import write_output
+from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.explain import explain
 from judged.render.explain import render_explanation, render_explanation_json
 
 
 @click.command("explain")
 @click.argument("run", type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False), help="Judgments (or --judgments).")
+@judgments_option
+@db_option
 @click.option("--query", "qid", required=True, help="The query id to explain.")
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="nDCG or DCG, with any conventions.")
 @click.option("--vs", "other", type=click.Path(dir_okay=False), help="A second run to show side by side.")
 @click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
-def explain_command(run, qrels_path, qid, measure, other, depth, fmt, output):
+def explain_command(run, qrels_path, judgments, db, qid, measure, other, depth, fmt, output):
     """Show, rank by rank, how MEASURE is computed for one query of RUN.
 
     \b
@@ -26,6 +29,7 @@ def explain_command(run, qrels_path, qid, measure, other, depth, fmt, output):
       judged explain examples/runs/bm25.run --qrels examples/qrels.txt --query q01 \\
           -m 'nDCG(gain=exp)@10' --vs examples/runs/dense.run
     """
-    explanations = [explain(path, qrels_path, qid, measure, depth=depth) for path in (run, other) if path]
+    qrels = read_judgments(qrels_path, None, judgments, db)
+    explanations = [explain(path, qrels, qid, measure, depth=depth) for path in (run, other) if path]
     text = render_explanation_json(explanations) if fmt == "json" else render_explanation(explanations)
-    write_output(text, output)
+    write_output(with_judgment_set(text, qrels, fmt), output)

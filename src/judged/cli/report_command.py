@@ -7,6 +7,7 @@ import sys
 import click
 
 from judged.cli.output import config_option
+from judged.cli.store_common import db_option, judgments_option, read_judgments
 from judged.config import Config
 from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES
@@ -15,7 +16,9 @@ from judged.report import report
 
 @click.command("report")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", required=True, type=click.Path(dir_okay=False), help="Judgments.")
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False), help="Judgments (or --judgments).")
+@judgments_option
+@db_option
 @click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
@@ -31,8 +34,8 @@ from judged.report import report
 @click.option("--title", help="The page title. Default: the run names.")
 @click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
 @config_option
-def report_command(runs, qrels_path, measures, baseline, output, permutations, resamples, seed, correction, tukey,
-                   worst, title, missing, config):
+def report_command(runs, qrels_path, judgments, db, measures, baseline, output, permutations, resamples, seed,
+                   correction, tukey, worst, title, missing, config):
     """Write one HTML report on RUNS: the compare table, charts, significance matrix, explained queries, provenance.
 
     The file needs no network: the charting JavaScript and all data are inside.
@@ -44,6 +47,7 @@ def report_command(runs, qrels_path, measures, baseline, output, permutations, r
     """
     if tukey and correction:
         raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
-    report(runs, qrels_path, measures or None, baseline=baseline, path=output, config=Config.load(config),
-           missing=missing, permutations=permutations, resamples=resamples, seed=seed,
+    qrels = read_judgments(qrels_path, None, judgments, db)
+    report(runs, qrels, measures or None, baseline=baseline, path=output, config=Config.load(config), missing=missing,
+           permutations=permutations, resamples=resamples, seed=seed,
            correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv)

@@ -57,12 +57,12 @@ def freeze(
     check_id(name, "a judgment set name")
     if "@" in name:
         raise UsageError(f"a judgment set name cannot contain '@' (it separates the version). Got {name!r}.")
-    _check_resolve(resolve)
+    check_resolve(resolve)
     if connection.dialect.name == "postgresql":
         connection.exec_driver_sql("LOCK TABLE judgment_sets IN SHARE ROW EXCLUSIVE MODE")
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
-    rows, rubrics = _decide(connection, resolve, assessors, adjudications, pooled)
+    rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled)
     if not any(row["grade"] is not None for row in rows):
         who = f" by {', '.join(assessors)}" if assessors else ""
         raise UsageError(f"nothing to freeze: no grade has been recorded{who}.")
@@ -98,7 +98,8 @@ def _content(judgment_set: JudgmentSet) -> tuple[dict, str | None]:
     }, judgment_set.rubric
 
 
-def _check_resolve(resolve: str) -> None:
+def check_resolve(resolve: str) -> None:
+    """Raise :class:`UsageError` unless ``resolve`` is one of :data:`RESOLVE` (``assessor:`` with a name)."""
     if resolve in RESOLVE[:-1] or (resolve.startswith("assessor:") and len(resolve) > len("assessor:")):
         return
     raise UsageError(f"resolve must be one of {'|'.join(RESOLVE)}. Got {resolve!r} instead.")
@@ -112,7 +113,7 @@ def _pool_name(connection: sa.Connection, pool: str | None) -> str | None:
     return exists
 
 
-def _decide(connection, resolve: str, assessors, adjudications: bool, pooled: set) -> tuple[list[dict], set]:
+def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set) -> tuple[list[dict], set]:
     """One row per pair (its grade or ``None``, how it was decided, whether pooled), and the rubrics of the grades."""
     grades: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     cannot: set[tuple[str, str]] = set()
