@@ -13,6 +13,10 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
 
+# --doctest-modules would import every conftest.py under tests/ as a module named "conftest", and two of
+# them collide when directories are named on the command line; they hold fixtures, not doctests.
+collect_ignore_glob = ["*/conftest.py"]
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"
 CONFORMANCE = ROOT.parent / "shared" / "conformance" / "trec_eval"

@@ -20,6 +20,8 @@ from judged.cli.measures_command import measures_command
 from judged.cli.report_command import report_command
 from judged.cli.rubric_command import rubric_command
 from judged.cli.sensitivity_command import sensitivity_command
+from judged.cli.serve_command import serve_command
+from judged.cli.users_command import users_command
 from judged.cli.store_commands import STORE_COMMANDS
 from judged.errors import InputError, JudgedError, UsageError
 
@@ -53,5 +55,7 @@ main.add_command(report_command)
 main.add_command(rubric_command)
 main.add_command(agreement_command)
 main.add_command(assessors_command)
+main.add_command(serve_command)
+main.add_command(users_command)
 for store_command in STORE_COMMANDS:
     main.add_command(store_command)

@@ -13,6 +13,7 @@ nist@1 q1 0 d1 2
 q1 0 d2 0
 """
 
+from judged.judgments import account_schema as _account_schema  # noqa: F401  (web app tables join the schema)
 from judged.judgments.model import (
     Adjudication,
     AssessorLabel,

@@ -1,0 +1,211 @@
+"""The lead's side: efforts (a pool and its assignments), progress and agreement, adjudication, freezing, export.
+
+Every route here requires the lead role: an assessor gets 403, so they can
+neither see other assessors' grades, nor adjudicate, freeze or export. Forms
+post with a CSRF token and answer with a redirect (303) to the page that
+shows the result; an adjudication form carries an event id made when the page
+was drawn, so submitting it twice records it once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, Query, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import FormData
+
+from judged.errors import UsageError
+from judged.judgments.accounts import User
+from judged.judgments.freeze import RESOLVE
+from judged.web.effort import Effort, EffortAgreement, effort_agreement, summarise
+from judged.web.errors import ApiError
+from judged.web.pages import render
+from judged.web.security import lead_user, lead_with_csrf
+
+router = APIRouter()
+_Lead = Annotated[User, Depends(lead_user)]
+_LeadPost = Annotated[User, Depends(lead_with_csrf)]
+
+
+def _effort(request: Request, pool: str) -> tuple[Effort, EffortAgreement]:
+    state = request.app.state
+    if pool not in state.worklist.pools():
+        raise ApiError(404, "not_found", f"there is no pool {pool!r}")
+    assignments = state.worklist.assignments(pool)
+    assessors = sorted({a.assessor for a in assignments})
+    effort = summarise(pool, assignments, state.store.current(assessors=assessors),
+                       {q.qid: q for q in state.store.queries()}, state.worklist.label_times(assessors))
+    rubric = state.store.rubric()
+    settings = state.settings
+    agreed = effort_agreement(state.store.current_labels(assessors=assessors), assignments,
+                              rubric.grades if rubric else None, min_pairs=settings.min_pairs,
+                              min_kappa=settings.min_kappa, resamples=settings.resamples)
+    return effort, agreed
+
+
+def _set_spec(request: Request, spec: str):
+    try:
+        return request.app.state.store.judgment_set(spec)
+    except UsageError as err:
+        raise ApiError(404, "not_found", str(err)) from None
+
+
+@router.get("/lead")
+def dashboard(request: Request, user: _Lead) -> Response:
+    """Every effort with its progress, the form to start one, the frozen sets and the form to freeze one."""
+    state = request.app.state
+    pools = state.worklist.pools()
+    efforts = []
+    labels = state.store.current()
+    for pool in pools:
+        assignments = state.worklist.assignments(pool)
+        if assignments:
+            efforts.append(summarise(pool, assignments, labels, {}, {}))
+    assessors = [u.name for u in state.accounts.users()]
+    return render(request, "lead.html", {
+        "pools": pools, "efforts": efforts, "users": assessors, "sets": state.store.judgment_sets(),
+        "resolve": RESOLVE[:-1],
+    })
+
+
+@router.post("/lead/efforts")
+async def create_effort(request: Request, user: _LeadPost) -> Response:
+    """Assign a pool's unassigned pairs to the chosen assessors, with an overlap set (``Store.assign``)."""
+    form = await request.form()
+    pool = _field(form, "pool")
+    assessors = [name for name in form.getlist("assessors") if isinstance(name, str)]
+    known = {u.name for u in request.app.state.accounts.users()}
+    unknown = [name for name in assessors if name not in known]
+    if unknown:
+        raise ApiError(422, "invalid", f"no user named {', '.join(map(repr, unknown))}")
+    if pool not in request.app.state.worklist.pools():
+        raise ApiError(404, "not_found", f"there is no pool {pool!r}; build it with `judged pool RUN... --depth K`")
+    request.app.state.store.assign(
+        assessors, pool=pool, overlap_queries=_number(form, "overlap_queries", int),
+        overlap_fraction=_number(form, "overlap_fraction", float), seed=_number(form, "seed", int) or 0,
+    )
+    return RedirectResponse(f"/lead/efforts/{pool}", status_code=303)
+
+
+def _field(form: FormData, name: str) -> str:
+    value = form.get(name)
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError(422, "invalid", f"{name} is required")
+    return value.strip()
+
+
+def _number(form: FormData, name: str, kind: type):
+    value = form.get(name)
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        raise ApiError(422, "invalid", f"{name} must be a number. Got {value!r} instead.") from None
+
+
+@router.get("/lead/efforts/{pool}")
+def effort_page(request: Request, pool: str, user: _Lead) -> Response:
+    """One effort: progress per assessor and per query, time per judgment, agreement and the gate."""
+    effort, agreed = _effort(request, pool)
+    return render(request, "effort.html", {"effort": effort, "agreement": agreed})
+
+
+@router.get("/api/efforts/{pool}")
+def effort_api(request: Request, pool: str, user: _Lead) -> dict:
+    """One effort's progress, pace and agreement as JSON (agreement as ``judged agreement --format json``)."""
+    effort, agreed = _effort(request, pool)
+    return {
+        "pool": effort.pool, "pairs": effort.pairs, "assigned": effort.assigned, "done": effort.done,
+        "assessors": [
+            {"assessor": a.assessor, "assigned": a.assigned, "done": a.done, "cannot_judge": a.cannot_judge,
+             "overlap_assigned": a.overlap_assigned, "overlap_done": a.overlap_done,
+             "seconds_per_judgment": {"median": a.pace.median_seconds, "mean": a.pace.mean_seconds,
+                                      "timed": a.pace.timed}}
+            for a in effort.assessors
+        ],
+        "queries": [{"qid": q.qid, "pairs": q.pairs, "overlap": q.overlap, "done": q.done} for q in effort.queries],
+        "agreement": agreed.as_json(),
+        "agreement_note": agreed.note,
+    }
+
+
+@router.get("/lead/adjudicate")
+def adjudication_queue(request: Request, user: _Lead, min_diff: Annotated[int, Query(ge=1, le=100)] = 2) -> Response:
+    """Pairs whose grades differ by ``min_diff`` or more and are not adjudicated yet, labels side by side."""
+    store = request.app.state.store
+    found = store.disagreements(min_diff=min_diff)
+    queries = {q.qid: q for q in store.queries()}
+    items = [{"pair": d, "query": queries.get(d.qid), "document": store.document(d.docid),
+              "event_id": str(uuid.uuid4())} for d in found]
+    return render(request, "adjudicate.html", {"items": items, "min_diff": min_diff, "rubric": store.rubric()})
+
+
+@router.post("/lead/adjudications")
+def adjudicate(request: Request, user: _LeadPost, qid: str = Form(max_length=512), docid: str = Form(max_length=512),
+               grade: int = Form(), note: str = Form(max_length=5000), event_id: uuid.UUID = Form(),
+               min_diff: int = Form(2, ge=1, le=100)) -> Response:
+    """Record the final grade of a pair with the lead's note, then go back to the queue."""
+    request.app.state.store.adjudicate(qid, docid, grade, adjudicator=user.name, note=note, event_id=str(event_id))
+    return RedirectResponse(f"/lead/adjudicate?min_diff={min_diff}", status_code=303)
+
+
+@router.post("/lead/freeze")
+def freeze(request: Request, user: _LeadPost, name: str = Form(max_length=200), pool: str = Form(max_length=512),
+           resolve: str = Form("refuse", max_length=200)) -> Response:
+    """Freeze the effort's labels (its assessors' grades and every adjudication) as the next version of ``name``."""
+    state = request.app.state
+    if pool not in state.worklist.pools():
+        raise ApiError(404, "not_found", f"there is no pool {pool!r}")
+    assessors = sorted({a.assessor for a in state.worklist.assignments(pool)})
+    if not assessors:
+        raise ApiError(409, "conflict", f"pool {pool!r} has no assessors assigned, so there is nothing to freeze")
+    if resolve == "refuse":
+        _refuse_open_disagreements(state.store, set(assessors))
+    frozen = state.store.freeze(name, resolve=resolve, assessors=assessors, pool=pool)
+    return RedirectResponse(f"/lead/sets/{frozen.judgment_set.id}", status_code=303)
+
+
+def _refuse_open_disagreements(store, assessors: set[str]) -> None:
+    """409 when the effort's assessors disagree on a pair no one has adjudicated (freezing would refuse it)."""
+    open_pairs = []
+    for d in store.disagreements(min_diff=1):
+        grades = [label.grade for label in d.labels if label.assessor in assessors and label.grade is not None]
+        if len(set(grades)) > 1:
+            open_pairs.append(f"{d.qid} {d.docid}")
+    if open_pairs:
+        shown = ", ".join(open_pairs[:5]) + (", ..." if len(open_pairs) > 5 else "")
+        raise ApiError(409, "disagreements_open",
+                       f"{len(open_pairs)} pair(s) have disagreeing grades and no adjudication ({shown}); "
+                       "adjudicate them first, or choose a resolution policy")
+
+
+@router.get("/lead/sets/{spec}")
+def set_page(request: Request, spec: str, user: _Lead) -> Response:
+    """A frozen set: its id, content hash, how each pair was decided, and the downloads."""
+    return render(request, "set.html", {"set": _set_spec(request, spec)})
+
+
+@router.get("/lead/sets/{spec}/qrels")
+def download_qrels(request: Request, spec: str, user: _Lead) -> Response:
+    """The set's canonical TREC qrels (its sha256 is the set's content hash), as a download."""
+    judgment_set = _set_spec(request, spec)
+    qrels, _ = request.app.state.store.export(judgment_set.id)
+    return Response(qrels, media_type="text/plain; charset=utf-8",
+                    headers={"Content-Disposition": f'attachment; filename="{_filename(judgment_set.id)}.qrels"'})
+
+
+@router.get("/lead/sets/{spec}/sidecar")
+def download_sidecar(request: Request, spec: str, user: _Lead) -> Response:
+    """The JSON sidecar that travels with the qrels: provenance, pool membership, unjudged pairs."""
+    judgment_set = _set_spec(request, spec)
+    _, sidecar = request.app.state.store.export(judgment_set.id)
+    return Response(sidecar, media_type="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="{_filename(judgment_set.id)}.json"'})
+
+
+def _filename(set_id: str) -> str:
+    """A download name from a set id: letters, digits, ``-`` and ``_`` kept, anything else ``_``."""
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in set_id)

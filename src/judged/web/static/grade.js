@@ -1,0 +1,332 @@
+// The grading page: one pair at a time, graded with a click or a key, and no grade lost silently.
+//
+// Every write (a grade, a cannot-judge, an undo) gets a random event id when it is made and is kept, with
+// that id, in localStorage until the server acknowledges it. A failed send (no connection, a server error,
+// an ended session) leaves it there and shows "NOT saved" with a Retry button (key R); a retry sends the
+// same id, so the server stores the event once however often it arrives. A reload brings a pending write
+// back and retries it. Documents are untrusted: they reach the page through textContent only, never as HTML.
+"use strict";
+
+(() => {
+  const root = document.getElementById("grading");
+  if (!root) {
+    return;
+  }
+  const $ = (id) => document.getElementById(id);
+  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  const qid = root.dataset.qid || null;
+  const pendingKey = "judged.pending." + root.dataset.user;
+  const gradeButtons = Array.from(document.querySelectorAll("button.grade"));
+  const levels = new Map(gradeButtons.map((b) => [Number(b.dataset.grade), b.querySelector("strong").textContent]));
+  const cache = new Map();
+  const undoable = [];
+  let queue = [];
+  let index = -1;
+  let pending = loadPending();
+  let sending = false;
+
+  function uuid4() {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  function loadPending() {
+    try {
+      return JSON.parse(localStorage.getItem(pendingKey));
+    } catch (_) {
+      return null;
+    }
+  }
+
+  function keepPending(write) {
+    pending = write;
+    if (write) {
+      localStorage.setItem(pendingKey, JSON.stringify(write));
+    } else {
+      localStorage.removeItem(pendingKey);
+    }
+  }
+
+  function setState(state, text) {
+    const element = $("save-state");
+    element.dataset.state = state;
+    element.textContent = text;
+    $("retry").hidden = state !== "unsaved";
+  }
+
+  async function call(method, url, body) {
+    const options = { method, credentials: "same-origin", headers: { Accept: "application/json" } };
+    if (body !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.headers["X-CSRF-Token"] = csrf;
+      options.body = JSON.stringify(body);
+    }
+    const response = await fetch(url, options);
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (_) {
+      data = null;
+    }
+    return { status: response.status, data };
+  }
+
+  function message(result) {
+    return result.data && result.data.error ? result.data.error.message : `the server answered ${result.status}`;
+  }
+
+  async function send() {
+    const write = pending;
+    if (!write || sending) {
+      return;
+    }
+    sending = true;
+    setState("saving", "Saving…");
+    let result;
+    try {
+      result = await call("POST", write.url, write.body);
+    } catch (_) {
+      setState("unsaved", "NOT saved: the connection failed. The grade is kept here: press Retry (R).");
+      return;
+    } finally {
+      sending = false;
+    }
+    if (result.status >= 200 && result.status < 300) {
+      keepPending(null);
+      setState("saved", write.kind === "undo" ? "Undone." : "Saved.");
+      applied(write, result.data);
+    } else if (result.status >= 500 || result.status === 401 || result.status === 429) {
+      const why = result.status === 401 ? "your session has ended; log in again in another tab" : message(result);
+      setState("unsaved", `NOT saved: ${why}. The grade is kept here: press Retry (R).`);
+    } else {
+      keepPending(null);
+      setState("rejected", `NOT saved: ${message(result)}.`);
+    }
+  }
+
+  function write(kind, url, body, target) {
+    if (pending) {
+      setState("unsaved", "NOT saved yet: the previous grade is still waiting. Press Retry (R) first.");
+      return;
+    }
+    keepPending({ kind, url, target, body: { event_id: uuid4(), qid: target.qid, docid: target.docid, ...body } });
+    send();
+  }
+
+  function applied(write, data) {
+    const at = queue.findIndex((e) => e.position === write.target.position);
+    if (at === -1) {
+      return;
+    }
+    if (write.kind === "undo") {
+      queue[at].label = data.label;
+      progress();
+      show(at);
+      return;
+    }
+    queue[at].label = data.judgment;
+    undoable.push(write.target);
+    progress();
+    if (at === index) {
+      advance();
+    }
+  }
+
+  function advance() {
+    const later = queue.findIndex((e, i) => i > index && !e.label);
+    const next = later !== -1 ? later : queue.findIndex((e) => !e.label);
+    if (next === -1) {
+      $("done").hidden = false;
+      show(index);
+    } else {
+      show(next);
+    }
+  }
+
+  function progress() {
+    const done = queue.filter((e) => e.label).length;
+    $("progress").max = queue.length;
+    $("progress").value = done;
+    $("progress-text").textContent = `${done} of ${queue.length} judged`;
+    $("done").hidden = done !== queue.length;
+  }
+
+  function describe(label) {
+    if (!label) {
+      return "Not judged yet.";
+    }
+    const note = label.note ? ` Note: ${label.note}` : "";
+    if (label.kind === "cannot_judge") {
+      return `You marked it “cannot judge”: ${label.reason}.${note}`;
+    }
+    return `Your grade: ${label.grade} (${levels.get(label.grade) || "not a level of this rubric"}).${note}`;
+  }
+
+  async function show(i) {
+    if (i < 0 || i >= queue.length) {
+      return;
+    }
+    index = i;
+    const entry = queue[i];
+    let pair = cache.get(entry.position);
+    if (!pair) {
+      let result;
+      try {
+        result = await call("GET", `/api/pairs/${entry.position}`);
+      } catch (_) {
+        $("doc-title").textContent = "Could not load this pair: the connection failed. Press N or P to try again.";
+        $("doc-text").textContent = "";
+        return;
+      }
+      if (result.status !== 200) {
+        $("doc-title").textContent = `Could not load this pair: ${message(result)}.`;
+        $("doc-text").textContent = "";
+        return;
+      }
+      pair = result.data;
+      cache.set(entry.position, pair);
+    }
+    if (index !== i) {
+      return;
+    }
+    $("query-text").textContent = pair.query.text || pair.qid;
+    $("query-description").textContent = pair.query.description || "";
+    $("query-narrative").textContent = pair.query.narrative || "";
+    $("doc-position").textContent = `${i + 1} of ${queue.length}`;
+    $("doc-title").textContent = pair.document.title || pair.docid;
+    $("doc-text").textContent = pair.document.text || "";
+    $("doc-url").textContent = pair.document.url || "";
+    const label = entry.label;
+    for (const button of gradeButtons) {
+      const chosen = Boolean(label && label.kind === "grade" && label.grade === Number(button.dataset.grade));
+      button.setAttribute("aria-pressed", String(chosen));
+    }
+    $("current-label").textContent = describe(label);
+    $("note").value = "";
+    $("reason").value = "";
+    $("cannot-form").hidden = true;
+    prefetch(i + 1);
+  }
+
+  async function prefetch(i) {
+    if (i >= queue.length || cache.has(queue[i].position)) {
+      return;
+    }
+    try {
+      const result = await call("GET", `/api/pairs/${queue[i].position}`);
+      if (result.status === 200) {
+        cache.set(queue[i].position, result.data);
+      }
+    } catch (_) {
+      // prefetching is an optimisation: show() fetches again and reports a failure
+    }
+  }
+
+  function target() {
+    const entry = queue[index];
+    return { position: entry.position, qid: entry.qid, docid: entry.docid };
+  }
+
+  function grade(value) {
+    if (index < 0 || !levels.has(value)) {
+      return;
+    }
+    const note = $("note").value.trim();
+    write("grade", "/api/judgments", { grade: value, note: note || null }, target());
+  }
+
+  function cannotJudge(event) {
+    event.preventDefault();
+    const reason = $("reason").value.trim();
+    if (index < 0 || !reason) {
+      $("reason").focus();
+      return;
+    }
+    const note = $("note").value.trim();
+    write("cannot_judge", "/api/judgments", { cannot_judge: reason, note: note || null }, target());
+  }
+
+  function undo() {
+    const last = undoable.pop();
+    if (!last) {
+      setState("idle", "Nothing to undo: no grade was given on this page yet.");
+      return;
+    }
+    write("undo", "/api/undo", {}, last);
+  }
+
+  function openCannotJudge() {
+    $("cannot-form").hidden = false;
+    $("reason").focus();
+  }
+
+  function onKey(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (event.target.closest && event.target.closest("input, textarea, select")) {
+      if (event.key === "Escape") {
+        event.target.blur();
+      }
+      return;
+    }
+    const key = event.key.toLowerCase();
+    const actions = {
+      n: () => show(index + 1), arrowright: () => show(index + 1),
+      p: () => show(index - 1), arrowleft: () => show(index - 1),
+      u: undo, c: openCannotJudge, r: send,
+    };
+    if (/^[0-9]$/.test(key) && levels.has(Number(key))) {
+      grade(Number(key));
+    } else if (actions[key]) {
+      actions[key]();
+    } else {
+      return;
+    }
+    event.preventDefault();
+  }
+
+  async function start() {
+    const url = "/api/queue" + (qid ? `?qid=${encodeURIComponent(qid)}` : "");
+    let result;
+    try {
+      result = await call("GET", url);
+    } catch (_) {
+      $("progress-text").textContent = "Could not load your queue: the connection failed. Reload the page.";
+      return;
+    }
+    if (result.status !== 200) {
+      $("progress-text").textContent = `Could not load your queue: ${message(result)}.`;
+      return;
+    }
+    queue = result.data.pairs;
+    progress();
+    const first = queue.findIndex((e) => !e.label);
+    await show(first === -1 ? 0 : first);
+    if (pending) {
+      setState("unsaved", "A grade from before was NOT saved; retrying it…");
+      send();
+    }
+  }
+
+  for (const button of gradeButtons) {
+    button.addEventListener("click", () => grade(Number(button.dataset.grade)));
+  }
+  $("cannot").addEventListener("click", openCannotJudge);
+  $("cannot-form").addEventListener("submit", cannotJudge);
+  $("prev").addEventListener("click", () => show(index - 1));
+  $("next").addEventListener("click", () => show(index + 1));
+  $("undo").addEventListener("click", undo);
+  $("retry").addEventListener("click", send);
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("beforeunload", (event) => {
+    if (pending) {
+      event.preventDefault();
+      event.returnValue = "";
+    }
+  });
+  start();
+})();
