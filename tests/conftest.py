@@ -22,6 +22,29 @@ EXAMPLES = ROOT / "examples"
 CONFORMANCE = ROOT.parent / "shared" / "conformance" / "trec_eval"
 
 
+CHROMIUM = Path(os.environ.get("JUDGED_TEST_CHROMIUM", "/usr/bin/chromium"))
+ARTIFACTS = ROOT / "test-artifacts"
+# Headless as root on a closed network: no sandbox, no GPU, and none of Chromium's background connections.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium driven by Playwright; skipped without it locally, a failure under CI."""
+    if not CHROMIUM.is_file():
+        message = f"chromium not found at {CHROMIUM} (set JUDGED_TEST_CHROMIUM)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
 @pytest.fixture
 def conformance() -> Path:
     if not CONFORMANCE.is_dir():

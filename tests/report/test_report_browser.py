@@ -7,30 +7,11 @@ fails under CI. A full-page screenshot is kept at test-artifacts/report.png.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = Path(os.environ.get("JUDGED_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.is_file():
-        message = f"chromium not found at {CHROMIUM} (set JUDGED_TEST_CHROMIUM)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")

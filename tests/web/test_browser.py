@@ -10,7 +10,6 @@ HTML must show as text and never run. Chromium comes from JUDGED_TEST_CHROMIUM (
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -23,10 +22,7 @@ from judged.cli import main
 from judged.judgments import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path(os.environ.get("JUDGED_TEST_CHROMIUM", "/usr/bin/chromium"))
 ARTIFACTS = ROOT / "test-artifacts"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
 TIMEOUT_MS = 10_000
 
 
@@ -37,21 +33,6 @@ def server(template_db, tmp_path_factory):
     shutil.copy(template_db, db)
     with load_bench().serve(db) as base:
         yield base, db
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.is_file():
-        message = f"chromium not found at {CHROMIUM} (set JUDGED_TEST_CHROMIUM)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
