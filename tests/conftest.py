@@ -29,9 +29,12 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Debian's headless Chromium driven by Playwright; skipped without it locally, a failure under CI."""
+    """Debian's headless Chromium driven by Playwright; skipped without it locally, a failure under CI.
+
+    Module-scoped: Playwright's sync API keeps an event loop running while it is open, which would break
+    later tests that start their own (asyncio.run)."""
     if not CHROMIUM.is_file():
         message = f"chromium not found at {CHROMIUM} (set JUDGED_TEST_CHROMIUM)"
         if os.environ.get("CI"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from contextlib import nullcontext
 from dataclasses import replace
+from pathlib import Path
 
 import click
 from rich.console import Console
@@ -14,6 +15,7 @@ from judged.cli.store_common import read_judgments
 from judged.config import Config
 from judged.presets import apply as apply_preset
 from judged.presets import names as preset_names
+from judged.errors import UsageError
 from judged.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
@@ -44,7 +46,8 @@ _RENDERERS = {
 @click.option("--per-query", is_flag=True, help="Also print one value per query.")
 @click.option("--format", "-f", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
               help="Output format; trec_eval is byte-compatible with trec_eval -q.")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically) instead of stdout.")
+@click.option("--output", "-o", type=click.Path(), help="Write to this file (atomically) instead of stdout; "
+              "with --engine spark, the per-query values to this Parquet folder.")
 @click.option("--missing", type=click.Choice(MISSING_POLICIES),
               help="Judged queries the run did not answer: skip them (the default), or score them 0 (trec_eval -c).")
 @click.option("--norel", type=click.Choice(["0", "1", "skip"]),
@@ -58,8 +61,12 @@ _RENDERERS = {
 @config_option
 @click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
 @click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
+@click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
+              help="Evaluate in this process, or on Apache Spark (pip install 'judged[spark]'): runs and qrels are "
+              "read by Spark (TREC or Parquet), -o writes the per-query values as Parquet, stdout gets the summary.")
+@click.option("--master", help="Spark master for --engine spark: local[2], spark://host:7077, yarn... (default local[*]).")
 def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, output, missing, norel, depth, add_judged,
-                 unjudged_threshold, preset, config, run_format, qrels_format):
+                 unjudged_threshold, preset, config, run_format, qrels_format, engine, master):
     """Evaluate RUNS against the judgments in --qrels.
 
     Every measure is printed in its fully explicit form, so the number always
@@ -82,6 +89,11 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
     if add_judged and fmt != "trec_eval" and not preset:  # trec_eval and the presets' libraries have no Judged@k
         parsed = with_judged_beside_ndcg(parsed)
+    if engine == "spark" or master is not None:
+        return eval_on_spark(runs, qrels_path, judgments, db, parsed, per_query, fmt, output, missing, depth,
+                             unjudged_threshold, team, run_format, qrels_format, engine, master)
+    if output and Path(output).is_dir():
+        raise click.BadParameter(f"File {output!r} is a directory.", param_hint="'--output' / '-o'")
     progress = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else nullcontext()
     with progress as status:  # a spinner on a terminal, nothing in a pipe
         qrels = read_judgments(qrels_path, qrels_format, judgments, db)
@@ -96,6 +108,31 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
     for warning in unjudged_warnings(results, unjudged_threshold):
         click.echo(f"warning: {warning}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
+
+
+def eval_on_spark(runs, qrels_path, judgments, db, measures, per_query, fmt, output, missing, depth, threshold,
+                  team, run_format, qrels_format, engine, master) -> None:
+    """``--engine spark``: evaluate on Spark, write the per-query values as Parquet (-o), print the summary."""
+    if engine != "spark":
+        raise UsageError("--master names a Spark master; it needs --engine spark.")
+    if per_query:
+        raise UsageError("--per-query prints every query's values; with --engine spark they go to a Parquet "
+                         "dataset with -o instead.")
+    try:
+        from judged.spark.files import evaluate_files, write_per_query
+    except ImportError as err:
+        raise UsageError(f"--engine spark: {err}") from None
+    qrels = qrels_path if judgments is None else read_judgments(qrels_path, qrels_format, judgments, db)
+    if qrels is None:
+        raise UsageError("give the judgments with either --qrels FILE or --judgments NAME[@VERSION].")
+    results = evaluate_files(runs, qrels, measures, master=master or "local[*]", missing=missing, depth=depth,
+                             run_format=run_format, qrels_format=qrels_format, command=sys.argv, config=team.record())
+    results = distinct_names(results, runs)
+    for warning in unjudged_warnings(results, threshold):
+        click.echo(f"warning: {warning}", err=True)
+    if output:
+        write_per_query(results, output)
+    write_output(_RENDERERS[fmt](results, per_query=False), None)
 
 
 def distinct_names(results: list[Result], paths) -> list[Result]:

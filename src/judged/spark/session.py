@@ -1,0 +1,56 @@
+"""The SparkSession judged starts for the command line, the benchmark and the tests.
+
+Spark is configured for a batch job, not for exploration: the web UI and the
+progress bar are off, the shuffle is sized to a local master (a handful of
+partitions, where Spark's default of 200 tiny tasks costs more than it
+saves; a cluster keeps its own setting) and the JVM's console log keeps to
+errors. An existing session is reused, as ``getOrCreate`` does; its static
+settings then stay as they were.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from pyspark.sql import SparkSession
+
+
+def spark_session(master: str = "local[2]", *, app_name: str = "judged",
+                  conf: dict[str, str] | None = None) -> SparkSession:
+    """A SparkSession on ``master`` (``local[N]``, ``spark://host:port``, ``yarn``...) set up for judged's jobs.
+
+    >>> spark = spark_session("local[2]")
+    >>> spark.conf.get("spark.ui.enabled")
+    'false'
+    """
+    builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false")
+    builder = builder.config("spark.ui.showConsoleProgress", "false")
+    partitions = shuffle_partitions(master)
+    if partitions is not None:
+        builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def shuffle_partitions(master: str) -> int | None:
+    """Shuffle partitions for a local ``master``: four per core (at least four); None (the cluster's own
+    setting) elsewhere.
+
+    >>> shuffle_partitions("local[2]"), shuffle_partitions("local"), shuffle_partitions("spark://h:7077")
+    (8, 4, None)
+    """
+    match = re.fullmatch(r"local(?:\[(\d+|\*)(?:,\d+)?\])?", master)
+    if match is None:
+        return None
+    cores = match.group(1)
+    if cores is None:
+        count = 1
+    elif cores == "*":
+        count = os.cpu_count() or 1
+    else:
+        count = int(cores)
+    return max(4, 4 * count)

@@ -1,0 +1,158 @@
+"""judged.spark.evaluate equals judged.evaluate: every measure and convention, per query, to 1e-12.
+
+Each hypothesis example is one collection of many queries (ties, unjudged and
+negatively graded documents, queries missing from the run, run-only
+queries, queries without a relevant judgment, repeated judgments, rows in
+no particular order, docids whose byte order differs from their case-folded
+order) evaluated once by each engine under a battery of measures that sets
+every parameter of every family to each of its values, plus a few measures
+drawn at random; one Spark job checks them all.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import judged
+from judged.errors import NoJudgedQueriesError
+from judged.measures import Gain, Measure, all_families, parse
+from judged.measures.spec import IDEALS, NORELS, UNJUDGED
+from judged.spark import evaluate
+from judged.spark.kernels import KERNELS
+
+BATTERY = (
+    "nDCG", "nDCG@1", "nDCG@3", "nDCG(gain=exp)@5", "nDCG(gain={0:0.5,1:1,2:3.5,3:2})@4", "nDCG(gain={1:-2,2:5})@3",
+    "nDCG(ideal=returned)@3", "nDCG(ideal=returned,unjudged=drop,gain=exp)", "nDCG(unjudged=drop)@3",
+    "nDCG(ties=input)@3", "nDCG(ties=average)@3", "nDCG(ties=average,unjudged=drop)@2",
+    "nDCG(ties=average,ideal=returned,gain=exp)", "nDCG(ties=worst)@3", "nDCG(ties=best,unjudged=drop)@3",
+    "nDCG(norel=skip)@5", "nDCG(norel=1)",
+    "DCG@3", "DCG(gain=exp,ties=average)@4", "DCG(unjudged=drop,ties=worst)", "DCG(ties=input)@2",
+    "DCG(ties=best,unjudged=drop,gain={1:2,3:1})@4",
+    "P", "P@1", "P@5", "P(rel=2)@3", "P(ties=average)@3", "P(unjudged=drop,ties=average)@2", "P(ties=input,rel=0)@4",
+    "P(unjudged=drop)", "P(ties=worst)@2", "P(ties=best,unjudged=drop)@3",
+    "R@3", "R(rel=2,norel=skip)", "R(ties=average)@2", "R(unjudged=drop,norel=1,ties=best)@3", "R(rel=-1)",
+    "R(ties=input)@4", "R(ties=worst,unjudged=drop)",
+    "Success@1", "Success(rel=3,ties=worst)@3", "Success(unjudged=drop)@2", "Success(ties=input)@2",
+    "Success(ties=best)",
+    "NumRelRet", "NumRelRet(rel=2,ties=input)@3", "NumRelRet(unjudged=drop)@2", "NumRelRet(ties=worst)@2",
+    "NumRelRet(ties=best)@4",
+    "NumRet", "NumRet@3", "NumRel", "NumRel(rel=3)", "NumRel(rel=0)", "Judged", "Judged@3",
+    "AP", "AP@3", "AP(rel=2,unjudged=drop)", "AP(ties=input,norel=skip)", "AP(ties=worst)@5", "AP(ties=best,rel=0)",
+    "AP(norel=1,rel=3)",
+    "RR", "RR@2", "RR(rel=3,ties=input)", "RR(unjudged=drop,ties=best)@3", "RR(ties=worst)@3",
+    "Rprec", "Rprec(rel=2,unjudged=drop)", "Rprec(ties=worst,norel=1)", "Rprec(ties=input)", "Rprec(ties=best)",
+    "Rprec(norel=skip)",
+    "Bpref", "Bpref@3", "Bpref(rel=2,ties=input,norel=skip)", "Bpref(ties=best)", "Bpref(ties=worst)@4",
+    "Bpref(norel=1)",
+)
+
+QIDS = ("q1", "q2", "Q3", "q10", "q4", "é5", "q6", "q7")
+# Upper case, digits of different widths and a multi-byte character: byte order is not the case-folded order.
+DOCIDS = ("a", "b", "B", "c", "d10", "d9", "D", "e", "é", "f", "g", "h")
+SCORES = st.integers(-3, 4).map(lambda i: i / 2)  # few values: many ties
+GRADES = st.integers(-1, 3)
+
+
+@st.composite
+def collections(draw):
+    """Run rows ``(qid, docid, score)`` and judgment rows ``(qid, docid, grade)``, shuffled.
+
+    Each query is in both (most), only in the judgments (missing from the
+    run) or only in the run; some judgments are repeated exactly.
+    """
+    run, qrels = [], []
+    for qid in QIDS:
+        where = draw(st.sampled_from(("both", "both", "both", "judgments", "run")))
+        if where != "judgments":
+            docs = draw(st.lists(st.sampled_from(DOCIDS), max_size=len(DOCIDS), unique=True))
+            run += [(qid, doc, draw(SCORES)) for doc in docs]
+        if where != "run":
+            docs = draw(st.lists(st.sampled_from(DOCIDS), min_size=1, max_size=len(DOCIDS), unique=True))
+            qrels += [(qid, doc, draw(GRADES)) for doc in docs]
+    qrels += draw(st.lists(st.sampled_from(qrels), max_size=2))
+    shuffle = draw(st.randoms(use_true_random=False))
+    shuffle.shuffle(run)
+    shuffle.shuffle(qrels)
+    return run, qrels
+
+
+def gains():
+    maps = st.dictionaries(st.integers(-1, 4), st.floats(-5, 10, allow_nan=False), min_size=1)
+    return st.one_of(st.just(Gain("linear")), st.just(Gain("exp")),
+                     maps.map(lambda d: Gain("map", tuple(sorted(d.items())))))
+
+
+@st.composite
+def measures(draw):
+    """Any valid measure: a family, a cutoff if it takes one, and a value for each of its parameters."""
+    family = draw(st.sampled_from(all_families()))
+    cutoff = draw(st.none() | st.integers(1, 14)) if family.cutoff == "optional" else None
+    choices = {"gain": gains(), "rel": st.integers(-1, 4), "ideal": st.sampled_from(IDEALS),
+               "unjudged": st.sampled_from(UNJUDGED), "ties": st.sampled_from(family.ties),
+               "norel": st.sampled_from(NORELS)}
+    return Measure(family.name, cutoff, **{p: draw(choices[p]) for p in family.params})
+
+
+def both_engines(spark, run, qrels, wanted, **options):
+    """The local Result and the SparkResult for the same rows (the run's row number gives ``ties=input``)."""
+    local_run = judged.Run.from_frame(pl.DataFrame(run, schema=["qid", "docid", "score"], orient="row"), "run")
+    local_qrels = judged.Qrels.from_frame(pl.DataFrame(qrels, schema=["qid", "docid", "grade"], orient="row"))
+    run_df = spark.createDataFrame([(*row, i) for i, row in enumerate(run)],
+                                   "qid string, docid string, score double, row long")
+    qrels_df = spark.createDataFrame(qrels, "qid string, docid string, grade long")
+    try:
+        local = judged.evaluate(local_run, local_qrels, wanted, **options)
+    except NoJudgedQueriesError:
+        with pytest.raises(NoJudgedQueriesError):
+            evaluate(run_df, qrels_df, wanted, columns={"order": "row"}, **options)
+        return None, None
+    return local, evaluate(run_df, qrels_df, wanted, columns={"order": "row"}, **options)
+
+
+def assert_equal(local: judged.Result, spark_result) -> None:
+    """Same scored (query, measure) pairs, values within 1e-12; same counts, aggregates and provenance."""
+    got = {(row.qid, row.measure): row.value for row in spark_result.frame.collect()}
+    expected = {(qid, str(m)): float(v) for m in local.measures for qid, v in zip(local.qids, local.values[m])
+                if not math.isnan(v)}
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, abs=1e-12, rel=0), key
+    assert spark_result.counts == local.counts
+    for m in local.measures:
+        assert spark_result.aggregate[m] == pytest.approx(local.aggregate[m], abs=1e-12, rel=0, nan_ok=True), m
+    mine, theirs = dict(spark_result.provenance), dict(local.provenance)
+    assert mine.pop("engine")["name"] == "spark"
+    for record in ("run", "qrels"):
+        assert (mine.pop(record) | {"format": "memory"}) == theirs.pop(record)
+    mine.pop("created"), theirs.pop("created")
+    assert mine == theirs
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections(), st.lists(measures(), max_size=3), st.sampled_from(("skip", "zero")), st.none() | st.integers(1, 6))
+def test_every_measure_and_convention_equals_the_local_engine(spark, collection, drawn, missing, depth):
+    run, qrels = collection
+    wanted = [parse(m) for m in BATTERY] + drawn
+    local, result = both_engines(spark, run, qrels, wanted, missing=missing, depth=depth)
+    if local is not None:
+        assert_equal(local, result)
+        result.unpersist()
+
+
+def test_every_family_has_a_spark_kernel():
+    assert {family.name for family in all_families()} == set(KERNELS)
+
+
+def test_the_battery_sets_every_parameter_to_each_of_its_values():
+    battery = [parse(m) for m in BATTERY]
+    for family in all_families():
+        mine = [m for m in battery if m.name == family.name]
+        for param, values in (("ideal", IDEALS), ("unjudged", UNJUDGED), ("ties", family.ties), ("norel", NORELS)):
+            if param in family.params:
+                assert {getattr(m, param) for m in mine} == set(values), (family.name, param)
+        assert any(m.cutoff is None for m in mine)
