@@ -12,9 +12,6 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-import platform
-import sys
 from collections.abc import Iterable, Sequence
 
 import numpy as np
@@ -24,6 +21,7 @@ from judged.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import Measure
+from judged.provenance import provenance_record
 from judged.result import MeasureCounts, Result
 from judged.ranking import build_view
 from judged.view import RankedView
@@ -133,8 +131,6 @@ def _aggregate(values: np.ndarray, measure: Measure) -> float:
 
 
 def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts, config) -> dict:
-    from judged import __version__
-
     unjudged_at, ties_across = {}, {}
     scored = ~view.run_only
     for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
@@ -142,20 +138,15 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
         unjudged = top.counts - top.sum(top.take(view.judged))
         unjudged_at[str(cutoff)] = int(unjudged[scored].sum())
         ties_across[str(cutoff)] = int((view.ties_across(cutoff) & scored).sum())
-    return {
-        "judged_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": list(command) if command is not None else None,
-        "python": platform.python_version(),
-        "platform": sys.platform,
-        "measures": {
-            str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in measures
-        },
-        "options": {"missing": missing, "depth": depth},
-        "config": config,
-        "run": _input_record(run),
-        "qrels": {**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
-        "queries": {
+    return provenance_record(
+        measures=measures,
+        missing=missing,
+        depth=depth,
+        command=command,
+        config=config,
+        run=_input_record(run),
+        qrels={**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
+        queries={
             "judged": int(scored.sum()),
             "in_run": run.num_queries,
             "evaluated": int((scored & ~view.missing).sum()),
@@ -163,22 +154,11 @@ def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, dep
             "missing_policy": missing,
             "run_only_ignored": int(view.run_only.sum()),
         },
-        "per_measure": {
-            str(m): {
-                "scored": c.scored,
-                "skipped_missing": c.skipped_missing,
-                "skipped_norel": c.skipped_norel,
-                "zero_missing": c.zero_missing,
-                "no_relevant": c.norel,
-            }
-            for m, c in counts.items()
-        },
-        "unjudged_in_top_k": unjudged_at,
-        "retrieved_in_top_k": {
-            str(k): int(view.top(int(k)).counts[scored].sum()) for k in unjudged_at
-        },
-        "queries_with_ties_across_cutoff": ties_across,
-    }
+        counts=counts,
+        unjudged_at=unjudged_at,
+        retrieved_at={str(k): int(view.top(int(k)).counts[scored].sum()) for k in unjudged_at},
+        ties_across=ties_across,
+    )
 
 
 def _input_record(item: Run | Qrels) -> dict:

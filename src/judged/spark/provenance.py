@@ -8,37 +8,29 @@ which engine produced a number belongs next to it.
 
 from __future__ import annotations
 
-import datetime as _dt
-import platform
-import sys
-
 from pyspark.sql import Row
 
+from judged.provenance import provenance_record
 from judged.spark.inputs import SparkInput
 
 
 def provenance(run_name: str, run: SparkInput, qrels: SparkInput, measures, stats: Row, cutoffs: list[int],
                missing: str, depth: int | None, command, counts, config) -> dict:
     """The record :func:`judged.evaluate` writes, from the totals of the Spark job (``stats``)."""
-    from judged import __version__
-
     spark = run.frame.sparkSession
-    return {
-        "judged_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-        "command": list(command) if command is not None else None,
-        "python": platform.python_version(),
-        "platform": sys.platform,
-        "engine": {"name": "spark", "spark": spark.version, "master": spark.sparkContext.master},
-        "measures": {str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in measures},
-        "options": {"missing": missing, "depth": depth},
-        "config": config,
-        "run": _input_record(run, run_name, stats["run_rows"], stats["in_run"]),
-        "qrels": {
+    return provenance_record(
+        measures=measures,
+        missing=missing,
+        depth=depth,
+        command=command,
+        config=config,
+        engine={"name": "spark", "spark": spark.version, "master": spark.sparkContext.master},
+        run=_input_record(run, run_name, stats["run_rows"], stats["in_run"]),
+        qrels={
             **_input_record(qrels, qrels.name or qrels.default_name, stats["qrels_rows"], stats["judged"]),
             "collapsed_duplicates": stats["qrels_lines"] - stats["qrels_rows"],
         },
-        "queries": {
+        queries={
             "judged": stats["judged"],
             "in_run": stats["in_run"],
             "evaluated": stats["evaluated"],
@@ -46,20 +38,11 @@ def provenance(run_name: str, run: SparkInput, qrels: SparkInput, measures, stat
             "missing_policy": missing,
             "run_only_ignored": stats["run_only"],
         },
-        "per_measure": {
-            str(m): {
-                "scored": c.scored,
-                "skipped_missing": c.skipped_missing,
-                "skipped_norel": c.skipped_norel,
-                "zero_missing": c.zero_missing,
-                "no_relevant": c.norel,
-            }
-            for m, c in counts.items()
-        },
-        "unjudged_in_top_k": {str(k): stats[f"unjudged_at{k}"] for k in cutoffs},
-        "retrieved_in_top_k": {str(k): stats[f"retrieved_at{k}"] for k in cutoffs},
-        "queries_with_ties_across_cutoff": {str(k): stats[f"tied_at{k}"] for k in cutoffs},
-    }
+        counts=counts,
+        unjudged_at={str(k): stats[f"unjudged_at{k}"] for k in cutoffs},
+        retrieved_at={str(k): stats[f"retrieved_at{k}"] for k in cutoffs},
+        ties_across={str(k): stats[f"tied_at{k}"] for k in cutoffs},
+    )
 
 
 def _input_record(item: SparkInput, name: str, rows: int, queries: int) -> dict:

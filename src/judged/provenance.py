@@ -1,0 +1,74 @@
+"""The provenance record every evaluation carries, whichever engine computed it.
+
+Both the local engine (:func:`judged.evaluate`) and Spark (:func:`judged.spark.evaluate`)
+fill in the same fields, so a number can be traced to its conventions, inputs and
+counts the same way wherever it was computed.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+
+
+def provenance_record(
+    *,
+    measures,
+    missing: str,
+    depth: int | None,
+    command: Sequence[str] | None,
+    config: dict | None,
+    run: dict,
+    qrels: dict,
+    queries: dict,
+    counts: Mapping,
+    unjudged_at: dict[str, int],
+    retrieved_at: dict[str, int],
+    ties_across: dict[str, int],
+    engine: dict | None = None,
+) -> dict:
+    """The record: version, time, command, platform, [engine], every measure's conventions, inputs, counts.
+
+    >>> from judged.measures import parse
+    >>> r = provenance_record(measures=[parse("P@5")], missing="skip", depth=None, command=None, config=None,
+    ...     run={}, qrels={}, queries={}, counts={}, unjudged_at={}, retrieved_at={}, ties_across={})
+    >>> r["measures"]["P(rel=1,unjudged=zero,ties=trec)@5"]["family"]
+    'P'
+    """
+    from judged import __version__
+
+    record = {
+        "judged_version": __version__,
+        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "command": list(command) if command is not None else None,
+        "python": platform.python_version(),
+        "platform": sys.platform,
+    }
+    if engine is not None:
+        record["engine"] = engine
+    record.update(
+        {
+            "measures": {str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in measures},
+            "options": {"missing": missing, "depth": depth},
+            "config": config,
+            "run": run,
+            "qrels": qrels,
+            "queries": queries,
+            "per_measure": {
+                str(m): {
+                    "scored": c.scored,
+                    "skipped_missing": c.skipped_missing,
+                    "skipped_norel": c.skipped_norel,
+                    "zero_missing": c.zero_missing,
+                    "no_relevant": c.norel,
+                }
+                for m, c in counts.items()
+            },
+            "unjudged_in_top_k": unjudged_at,
+            "retrieved_in_top_k": retrieved_at,
+            "queries_with_ties_across_cutoff": ties_across,
+        }
+    )
+    return record
