@@ -6,28 +6,51 @@ Exit codes follow click: 0 success, 1 bad input data (:class:`~judged.InputError
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import click
 
-from judged.cli.agreement_command import agreement_command
-from judged.cli.assessors_command import assessors_command
-from judged.cli.bounds_command import bounds_command
-from judged.cli.compare_command import compare_command
-from judged.cli.eval_command import eval_command
-from judged.cli.explain_command import explain_command
-from judged.cli.measures_command import measures_command
-from judged.cli.report_command import report_command
-from judged.cli.rubric_command import rubric_command
-from judged.cli.sensitivity_command import sensitivity_command
-from judged.cli.serve_command import serve_command
-from judged.cli.users_command import users_command
-from judged.cli.store_commands import STORE_COMMANDS
 from judged.errors import InputError, JudgedError, UsageError
 
 
+# Each command's module is imported only when that command runs (or help lists it): the web app,
+# the store, Spark and scipy.stats are not loaded to evaluate a run. Name -> "module:attribute".
+COMMANDS = {
+    "eval": "eval_command:eval_command",
+    "compare": "compare_command:compare_command",
+    "report": "report_command:report_command",
+    "bounds": "bounds_command:bounds_command",
+    "explain": "explain_command:explain_command",
+    "sensitivity": "sensitivity_command:sensitivity_command",
+    "measures": "measures_command:measures_command",
+    "rubric": "rubric_command:rubric_command",
+    "agreement": "agreement_command:agreement_command",
+    "assessors": "assessors_command:assessors_command",
+    "db": "db_command:db_command",
+    "import": "import_command:import_command",
+    "pool": "pool_command:pool_command",
+    "assign": "assign_command:assign_command",
+    "judge": "judge_command:judge_command",
+    "adjudicate": "adjudicate_command:adjudicate_command",
+    "freeze": "judgment_sets_command:freeze_command",
+    "export": "judgment_sets_command:export_command",
+    "serve": "serve_command:serve_command",
+    "users": "users_command:users_command",
+}
+
+
 class _Group(click.Group):
-    """Turns judged's own errors into ``Error: ...`` on stderr with the right exit code."""
+    """Loads each command on first use; turns judged's own errors into ``Error: ...`` with the right exit code."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module, attribute = COMMANDS[name].split(":")
+        return getattr(importlib.import_module(f"judged.cli.{module}"), attribute)
 
     def invoke(self, ctx: click.Context):
         try:
@@ -43,19 +66,3 @@ class _Group(click.Group):
 @click.version_option(package_name="judged")
 def main() -> None:
     """Evaluate rankings against graded relevance judgments, every convention explicit."""
-
-
-main.add_command(eval_command)
-main.add_command(compare_command)
-main.add_command(bounds_command)
-main.add_command(explain_command)
-main.add_command(measures_command)
-main.add_command(sensitivity_command)
-main.add_command(report_command)
-main.add_command(rubric_command)
-main.add_command(agreement_command)
-main.add_command(assessors_command)
-main.add_command(serve_command)
-main.add_command(users_command)
-for store_command in STORE_COMMANDS:
-    main.add_command(store_command)
