@@ -26,6 +26,9 @@ from judged.errors import InputError
 from judged.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
 
 _RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
+# The tag is parsed only to see that no line is short; as a category it costs 4 bytes a row, not 16
+# (about 0.1 GB less at the peak for ten million lines).
+_RUN_TYPES = {"score": pl.Float64, "tag": pl.Categorical}
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -33,7 +36,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
     """Read a TREC run file; the run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name."""
     path = str(path)
-    source, frame = _fast(path, _RUN_COLUMNS, {"score": pl.Float64}, ("qid", "docid", "score"), exact=False)
+    source, frame = _fast(path, _RUN_COLUMNS, _RUN_TYPES, ("qid", "docid", "score"), exact=False)
     tag = _run_tag(path)
     if frame is not None:
         run = Run(frame, name or tag or Path(path).name, source)
