@@ -23,10 +23,15 @@ _TOML_ERROR_LINE = re.compile(r"at line (\d+)")
 
 
 def load_rubric(path: str | Path) -> Rubric:
-    """Read the rubric at ``path``: ``.yaml``/``.yml`` as YAML, anything else as TOML.
+    r"""Read the rubric at ``path``: ``.yaml``/``.yml`` as YAML, anything else as TOML.
 
-    >>> load_rubric("examples/rubric.toml").grades   # doctest: +SKIP
-    (0, 1, 2, 3)
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".toml", delete=False) as f:
+    ...     _ = f.write('name = "r"\nversion = "1"\nscale = [0, 1]\n'
+    ...                 '[[level]]\ngrade = 0\nlabel = "off topic"\ndescription = "The user can do nothing with it."\n'
+    ...                 '[[level]]\ngrade = 1\nlabel = "answers"\ndescription = "The user can complete the task."\n')
+    >>> load_rubric(f.name).grades
+    (0, 1)
     """
     path = Path(path)
     if not path.is_file():
