@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
 import pytest
@@ -48,6 +50,23 @@ def test_a_retried_undo_undoes_once(store):
     assert store.current_labels()["grade"].to_list() == [1]
     with pytest.raises(UsageError, match="already stored for a different event"):
         store.undo("q1", "d2", assessor="ana", event_id=ident)
+
+
+def test_concurrent_retries_of_one_undo_store_it_once(store):
+    store.record("q1", "d1", assessor="ana", grade=1)
+    store.record("q1", "d1", assessor="ana", grade=2)
+    ident = str(uuid.uuid4())
+    start = threading.Barrier(6)
+
+    def retry(_):
+        start.wait()
+        return store.undo("q1", "d1", assessor="ana", event_id=ident)
+
+    with ThreadPoolExecutor(6) as pool:
+        answers = list(pool.map(retry, range(6)))
+    assert all(answer == answers[0] for answer in answers)
+    assert [e.kind for e in store.history("q1", "d1")].count("undo") == 1
+    assert store.current_labels()["grade"].to_list() == [1]
 
 
 def test_cannot_judge_is_a_label_but_not_a_grade(store):

@@ -129,19 +129,24 @@ def undo(connection: sa.Connection, qid: str, docid: str, assessor: str, event: 
     ident = event_id(event)
     earlier = by_event_id(connection, ident)
     if earlier is not None:
-        if (earlier.kind, earlier.qid, earlier.docid, earlier.assessor) != ("undo", qid, docid, assessor):
-            raise UsageError(f"event id {ident} is already stored for a different event.")
-        return earlier
+        return _same_undo(earlier, qid, docid, assessor)
     target = current(connection, qid, docid, assessor)
     if target is None:
         raise UsageError(f"{assessor} has no label of {qid} {docid} to undo.")
-    connection.execute(
-        sa.insert(_j).values(
-            event_id=ident, qid=qid, docid=docid, assessor=assessor, kind="undo", undoes=target.event_id,
-            rubric_id=None, created=now(),
-        )
-    )
+    row = {
+        "event_id": ident, "qid": qid, "docid": docid, "assessor": assessor, "kind": "undo",
+        "undoes": target.event_id, "rubric_id": None, "created": now(),
+    }
+    if not insert_new(connection, _j, [row], ["event_id"]):  # a concurrent retry of this undo stored it first
+        return _same_undo(by_event_id(connection, ident), qid, docid, assessor)
     return by_event_id(connection, ident)
+
+
+def _same_undo(earlier: Judgment, qid: str, docid: str, assessor: str) -> Judgment:
+    """The stored event, when it is this undo retried; otherwise the id was used for something else."""
+    if (earlier.kind, earlier.qid, earlier.docid, earlier.assessor) != ("undo", qid, docid, assessor):
+        raise UsageError(f"event id {earlier.event_id} is already stored for a different event.")
+    return earlier
 
 
 def _current_ids() -> sa.Select:

@@ -24,6 +24,7 @@
   let index = -1;
   let pending = loadPending();
   let sending = false;
+  let refusedWhileSending = false;
 
   function uuid4() {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -74,6 +75,10 @@
     return { status: response.status, data };
   }
 
+  function errorCode(result) {
+    return result.data && result.data.error ? result.data.error.code : null;
+  }
+
   function message(result) {
     return result.data && result.data.error ? result.data.error.message : `the server answered ${result.status}`;
   }
@@ -96,11 +101,20 @@
     }
     if (result.status >= 200 && result.status < 300) {
       keepPending(null);
-      setState("saved", write.kind === "undo" ? "Undone." : "Saved.");
+      if (refusedWhileSending) {
+        refusedWhileSending = false;
+        setState("unsaved", "The previous grade is saved; the one made while it was saving was NOT: grade that pair again.");
+      } else {
+        setState("saved", write.kind === "undo" ? "Undone." : "Saved.");
+      }
       applied(write, result.data);
     } else if (result.status >= 500 || result.status === 401 || result.status === 429) {
       const why = result.status === 401 ? "your session has ended; log in again in another tab" : message(result);
       setState("unsaved", `NOT saved: ${why}. The grade is kept here: press Retry (R).`);
+    } else if (result.status === 403 && errorCode(result) === "csrf_failed") {
+      // This page's token belongs to an earlier session (a new login elsewhere replaced it): the reloaded
+      // page has the new token and sends the kept grade again, with the same event id.
+      setState("unsaved", "NOT saved: this page belongs to an earlier login. The grade is kept: reload the page to send it.");
     } else {
       keepPending(null);
       setState("rejected", `NOT saved: ${message(result)}.`);
@@ -109,6 +123,7 @@
 
   function write(kind, url, body, target) {
     if (pending) {
+      refusedWhileSending = sending;
       setState("unsaved", "NOT saved yet: the previous grade is still waiting. Press Retry (R) first.");
       return;
     }
