@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import sqlalchemy as sa
@@ -82,22 +84,47 @@ def test_set_password_ends_every_session(accounts):
         accounts.set_password("nobody", "whatever-password")
 
 
+def _attempt(accounts, name, ip, ok):
+    attempt = accounts.begin_attempt(name, ip, now() - dt.timedelta(minutes=15), 100, 100)
+    if ok:
+        accounts.succeeded(attempt)
+
+
 def test_failures_count_per_name_since_the_last_success_and_per_address(accounts):
     window = now() - dt.timedelta(minutes=15)
-    accounts.record_attempt("alice", "10.0.0.1", False)
-    accounts.record_attempt("alice", "10.0.0.2", False)
-    accounts.record_attempt("bob", "10.0.0.1", False)
+    _attempt(accounts, "alice", "10.0.0.1", False)
+    _attempt(accounts, "alice", "10.0.0.2", False)
+    _attempt(accounts, "bob", "10.0.0.1", False)
     assert accounts.failures("alice", "10.0.0.1", window) == (2, 2)
-    accounts.record_attempt("alice", "10.0.0.3", True)
+    _attempt(accounts, "alice", "10.0.0.3", True)
     assert accounts.failures("alice", "10.0.0.1", window) == (0, 2)
     assert accounts.failures("alice", "10.0.0.1", now() + dt.timedelta(seconds=1)) == (0, 0)
+
+
+def test_concurrent_guesses_cannot_pass_the_limit_together(accounts):
+    _check_concurrent_guesses(accounts)
+
+
+def _check_concurrent_guesses(accounts):
+    """Twelve guesses for one name at the same moment: exactly the limit (5) get to check a password."""
+    window = now() - dt.timedelta(minutes=15)
+    start = threading.Barrier(12)
+
+    def guess(_):
+        start.wait()
+        return accounts.begin_attempt("dora", "10.0.0.9", window, 5, 20)
+
+    with ThreadPoolExecutor(12) as pool:
+        attempts = list(pool.map(guess, range(12)))
+    assert sum(a is not None for a in attempts) == 5
+    assert accounts.failures("dora", "10.0.0.9", window) == (5, 5)
 
 
 def test_old_attempts_are_forgotten(accounts, store):
     with store.engine.begin() as connection:
         connection.execute(sa.insert(login_attempts).values(username="x", ip="1.2.3.4", ok=False,
                                                             created=now() - dt.timedelta(days=2)))
-    accounts.record_attempt("y", "1.2.3.4", False)
+    _attempt(accounts, "y", "1.2.3.4", False)
     with store.engine.connect() as connection:
         assert connection.execute(sa.select(login_attempts.c.username)).scalars().all() == ["y"]
 
@@ -152,8 +179,9 @@ def test_migration_0002_on_postgresql():
         with Store.open(database) as store:
             assert _no_drift(store.engine) == []
             accounts = Accounts(store, hasher=CHEAP)
-            accounts.record_attempt("carol", "::1", False)
+            _attempt(accounts, "carol", "::1", False)
             assert accounts.failures("carol", "::1", now() - dt.timedelta(minutes=1)) == (1, 1)
+            _check_concurrent_guesses(accounts)
             alice = TestClient(create_app(store, hasher=CHEAP))
             assert login(alice, "alice").status_code == 303
             csrf = csrf_of(alice.get("/assess").text)

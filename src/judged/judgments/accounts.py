@@ -147,28 +147,50 @@ class Accounts:
         with writing(self.engine) as connection:
             connection.execute(sa.delete(web_sessions).where(web_sessions.c.token_sha256 == _digest(token)))
 
-    def record_attempt(self, name: str, ip: str, ok: bool) -> None:
-        """Remember one login attempt (and forget those older than ``KEEP_ATTEMPTS``)."""
+    def begin_attempt(self, name: str, ip: str, since: dt.datetime, max_by_name: int, max_by_ip: int) -> int | None:
+        """Start a login attempt: its id, recorded as failed until :meth:`succeeded`; ``None`` when locked out.
+
+        Counting the failures and recording this attempt happen in one transaction that no other
+        login can interleave with (SQLite's write lock; a table lock on PostgreSQL), so concurrent
+        guesses cannot all pass the count before any of them is recorded.
+        """
         moment = now()
         with writing(self.engine) as connection:
+            if connection.dialect.name == "postgresql":
+                connection.execute(sa.text("LOCK TABLE login_attempts IN SHARE ROW EXCLUSIVE MODE"))
+            by_name, by_ip = _failures(connection, name, ip, since)
+            if by_name >= max_by_name or by_ip >= max_by_ip:
+                return None
             connection.execute(sa.delete(login_attempts).where(login_attempts.c.created < moment - KEEP_ATTEMPTS))
-            connection.execute(sa.insert(login_attempts).values(username=name, ip=ip, ok=ok, created=moment))
+            return connection.execute(
+                sa.insert(login_attempts).values(username=name, ip=ip, ok=False, created=moment)
+                .returning(login_attempts.c.id)
+            ).scalar_one()
+
+    def succeeded(self, attempt: int) -> None:
+        """Mark a login attempt begun with :meth:`begin_attempt` as successful."""
+        with writing(self.engine) as connection:
+            connection.execute(sa.update(login_attempts).where(login_attempts.c.id == attempt).values(ok=True))
 
     def failures(self, name: str, ip: str, since: dt.datetime) -> tuple[int, int]:
         """Failed logins since ``since``: for ``name`` (after its last success) and from ``ip`` (any name)."""
-        a = login_attempts
         with reading(self.engine) as connection:
-            success = connection.execute(
-                sa.select(sa.func.max(a.c.created)).where(a.c.username == name, a.c.ok.is_(True))
-            ).scalar()
-            start = max(since, as_utc(success)) if success is not None else since
-            by_name = connection.execute(
-                sa.select(sa.func.count()).where(a.c.username == name, a.c.ok.is_(False), a.c.created > start)
-            ).scalar_one()
-            by_ip = connection.execute(
-                sa.select(sa.func.count()).where(a.c.ip == ip, a.c.ok.is_(False), a.c.created > since)
-            ).scalar_one()
-        return by_name, by_ip
+            return _failures(connection, name, ip, since)
+
+
+def _failures(connection: sa.Connection, name: str, ip: str, since: dt.datetime) -> tuple[int, int]:
+    a = login_attempts
+    success = connection.execute(
+        sa.select(sa.func.max(a.c.created)).where(a.c.username == name, a.c.ok.is_(True))
+    ).scalar()
+    start = max(since, as_utc(success)) if success is not None else since
+    by_name = connection.execute(
+        sa.select(sa.func.count()).where(a.c.username == name, a.c.ok.is_(False), a.c.created > start)
+    ).scalar_one()
+    by_ip = connection.execute(
+        sa.select(sa.func.count()).where(a.c.ip == ip, a.c.ok.is_(False), a.c.created > since)
+    ).scalar_one()
+    return by_name, by_ip
 
 
 def _check_password(password: str) -> None:

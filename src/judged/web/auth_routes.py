@@ -57,9 +57,10 @@ def login(request: Request, name: str = Form(max_length=200), password: str = Fo
     """Check the password (unless the name or address is locked out) and open a session."""
     state = request.app.state
     ip = request.client.host if request.client else "unknown"
-    state.limiter.check(name, ip)
+    attempt = state.limiter.begin(name, ip)
     user = state.accounts.authenticate(name, password)
-    state.limiter.record(name, ip, user is not None)
+    if user is not None:
+        state.limiter.succeeded(attempt)
     if user is None:
         if wants_page(request):
             return _login_form(request, local_target(next), "Wrong name or password.", 401)

@@ -24,17 +24,21 @@ class LoginLimiter:
         self.accounts = accounts
         self.settings = settings
 
-    def check(self, name: str, ip: str) -> None:
-        """Raise 429 when ``name`` or ``ip`` has used up its failed attempts in the window."""
-        by_name, by_ip = self.accounts.failures(name, ip, now() - self.settings.login_window)
-        if by_name >= self.settings.max_failures_per_user or by_ip >= self.settings.max_failures_per_ip:
+    def begin(self, name: str, ip: str) -> int:
+        """Record an attempt for ``name`` from ``ip`` (failed until :meth:`succeeded`); 429 when either is locked."""
+        attempt = self.accounts.begin_attempt(
+            name, ip, now() - self.settings.login_window,
+            self.settings.max_failures_per_user, self.settings.max_failures_per_ip,
+        )
+        if attempt is None:
             seconds = int(self.settings.login_window.total_seconds())
             raise ApiError(
                 429, "rate_limited",
                 f"too many failed logins; wait {math.ceil(seconds / 60)} minutes and try again",
                 {"Retry-After": str(seconds)},
             )
+        return attempt
 
-    def record(self, name: str, ip: str, ok: bool) -> None:
-        """Remember the outcome of one attempt."""
-        self.accounts.record_attempt(name, ip, ok)
+    def succeeded(self, attempt: int) -> None:
+        """The attempt's password was right: it no longer counts as a failure."""
+        self.accounts.succeeded(attempt)
