@@ -77,10 +77,16 @@ def _sqlite_begin(connection: sa.Connection) -> None:
 
 
 @contextmanager
-def writing(engine: sa.Engine) -> Iterator[sa.Connection]:
-    """A write transaction: committed when the block ends, rolled back if it raises."""
+def writing(engine: sa.Engine, snapshot: bool = False) -> Iterator[sa.Connection]:
+    """A write transaction: committed when the block ends, rolled back if it raises.
+
+    ``snapshot``: on PostgreSQL, every statement sees the same snapshot (REPEATABLE READ), for a write
+    that derives what it stores from several reads (freezing); SQLite's single writer gives that anyway.
+    """
     with engine.connect() as connection:
         connection.execution_options(judged_write=True)
+        if snapshot and engine.dialect.name == "postgresql":
+            connection.execution_options(isolation_level="REPEATABLE READ")
         with connection.begin():
             yield connection
 

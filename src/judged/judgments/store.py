@@ -97,9 +97,9 @@ class Store:
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sa.Connection]:
+    def _write(self, snapshot: bool = False) -> Iterator[sa.Connection]:
         try:
-            with writing(self.engine) as connection:
+            with writing(self.engine, snapshot) as connection:
                 yield connection
         except sa.exc.IntegrityError as err:
             raise JudgedError(
@@ -353,7 +353,7 @@ class Store:
         >>> frozen.judgment_set.content_hash == hashlib.sha256(qrels_text.encode()).hexdigest()
         True
         """
-        with self._write() as connection:
+        with self._write(snapshot=True) as connection:  # the labels it freezes, read as of one moment
             return sets.freeze(connection, name, pool=pool, resolve=resolve,
                                assessors=list(assessors) if assessors else None, adjudications=adjudications)
 
