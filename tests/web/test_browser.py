@@ -202,3 +202,25 @@ def test_lead_sees_agreement_adjudicates_freezes_and_downloads_qrels_that_evalua
     with Store.open(str(db)) as store:
         assert qrels.read_text() == store.export("web@1")[0]
     assert page.errors == []
+
+
+def test_a_grade_made_while_another_is_saving_is_reported_unsaved(server, page):
+    # runs last: its grade would otherwise join the set the lead freezes above
+    from playwright.sync_api import expect
+
+    base, db = server
+    with Store.open(str(db)) as store:
+        qid = next(a.qid for a in store.queue("alice", pending_only=False) if not a.overlap)
+    _log_in(page, base, "alice", f"/grade?qid={qid}")
+    expect(page.locator("#progress-text")).to_contain_text(" judged")
+    held = []
+    page.route("**/api/judgments", lambda route: held.append(route))  # the first save hangs in flight
+    page.keyboard.press("2")
+    expect(page.locator("#save-state")).to_have_attribute("data-state", "saving")
+    page.keyboard.press("3")
+    expect(page.locator("#save-state")).to_contain_text("the previous grade is still waiting")
+    held[0].continue_()
+    page.unroute("**/api/judgments")
+    expect(page.locator("#save-state")).to_contain_text("the one made while it was saving was NOT")
+    with Store.open(str(db)) as store:
+        assert [e.grade for e in store.current(assessors=["alice"]) if e.qid == qid] == [2]

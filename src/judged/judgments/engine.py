@@ -20,6 +20,8 @@ one snapshot across several statements (freezing, exporting) use REPEATABLE READ
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -66,9 +68,26 @@ def _sqlite_connect(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys = ON")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    _switch_to_wal(cursor)
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.close()
+
+
+def _switch_to_wal(cursor) -> None:
+    """``PRAGMA journal_mode = WAL``, retried while another process holds the lock it needs.
+
+    SQLite answers "database is locked" to this pragma at once, without waiting out the busy
+    timeout, when several processes open a new store at the same moment.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as err:
+            if "locked" not in str(err) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _sqlite_begin(connection: sa.Connection) -> None:

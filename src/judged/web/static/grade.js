@@ -94,15 +94,17 @@
     try {
       result = await call("POST", write.url, write.body);
     } catch (_) {
+      refusedWhileSending = false;
       setState("unsaved", "NOT saved: the connection failed. The grade is kept here: press Retry (R).");
       return;
     } finally {
       sending = false;
     }
+    const refused = refusedWhileSending;  // a grade made while this one was on its way, and turned away
+    refusedWhileSending = false;
     if (result.status >= 200 && result.status < 300) {
       keepPending(null);
-      if (refusedWhileSending) {
-        refusedWhileSending = false;
+      if (refused) {
         setState("unsaved", "The previous grade is saved; the one made while it was saving was NOT: grade that pair again.");
       } else {
         setState("saved", write.kind === "undo" ? "Undone." : "Saved.");
@@ -305,6 +307,7 @@
   }
 
   async function start() {
+    const fromBefore = pending; // a write kept by an earlier page, not one made here while the queue loads
     const url = "/api/queue" + (qid ? `?qid=${encodeURIComponent(qid)}` : "");
     let result;
     try {
@@ -321,7 +324,7 @@
     progress();
     const first = queue.findIndex((e) => !e.label);
     await show(first === -1 ? 0 : first);
-    if (pending) {
+    if (fromBefore && pending === fromBefore && !sending) {
       setState("unsaved", "A grade from before was NOT saved; retrying it…");
       send();
     }
