@@ -8,7 +8,7 @@ pandas and polars DataFrames are accepted by the API.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
@@ -48,7 +48,7 @@ def from_frame(frame, kind: str, name: str, columns: Mapping[str, str] | None = 
         frame = pl.from_pandas(frame, nan_to_null=False) if hasattr(frame, "to_numpy") else pl.DataFrame(frame)
     value = "score" if kind == "run" else "grade"
     where = source.path if source else name
-    chosen = {role: _column(frame, role, columns, where) for role in ("qid", "docid", value)}
+    chosen = {role: pick_column(frame.columns, role, columns, where) for role in ("qid", "docid", value)}
     picked = frame.select(pl.col(col).alias(role) for role, col in chosen.items())
     picked = _typed(picked, value, where)
     if kind == "run":
@@ -56,16 +56,20 @@ def from_frame(frame, kind: str, name: str, columns: Mapping[str, str] | None = 
     return Qrels.from_frame(picked, name, source)
 
 
-def _column(frame: pl.DataFrame, role: str, columns: Mapping[str, str] | None, where: str) -> str:
+def pick_column(names: Sequence[str], role: str, columns: Mapping[str, str] | None, where: str) -> str:
+    """The column among ``names`` that holds ``role``: the one ``columns`` maps it to, else a usual name.
+
+    Shared by the local readers and :mod:`judged.spark`, so both accept and refuse the same tables.
+    """
     if columns and role in columns:
-        if columns[role] not in frame.columns:
+        if columns[role] not in names:
             raise InputError(f"column {columns[role]!r} (for {role}) not found", path=where,
-                             text=", ".join(frame.columns), expected=f"a column named {columns[role]!r}")
+                             text=", ".join(names), expected=f"a column named {columns[role]!r}")
         return columns[role]
     for candidate in _CANDIDATES[role]:
-        if candidate in frame.columns:
+        if candidate in names:
             return candidate
-    raise InputError(f"no {role} column", path=where, text=", ".join(frame.columns),
+    raise InputError(f"no {role} column", path=where, text=", ".join(names),
                      expected=f"one of {', '.join(_CANDIDATES[role])} (or pass columns=)")
 
 

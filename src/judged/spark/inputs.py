@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from judged.errors import InputError, UsageError
-from judged.io.tabular import _CANDIDATES
+from judged.errors import UsageError
+from judged.io.tabular import pick_column
 
 VALUE_ROLE = {"run": "score", "qrels": "grade"}
 
@@ -85,9 +85,9 @@ def from_dataframe(
     """Select and type the columns of ``df`` for a ``run`` or ``qrels``; bad values become row problems."""
     where = source.get("path") or name or kind
     value_role = VALUE_ROLE[kind]
-    chosen = {role: _column(df, role, columns, where) for role in ("qid", "docid", value_role)}
+    chosen = {role: pick_column(df.columns, role, columns, where) for role in ("qid", "docid", value_role)}
     if order is None and kind == "run" and columns and "order" in columns:
-        order = df[_column(df, "order", columns, where)]
+        order = df[pick_column(df.columns, "order", columns, where)]
     qid, docid = df[chosen["qid"]].cast("string"), df[chosen["docid"]].cast("string")
     raw = df[chosen[value_role]]
     number = parse_number(raw) if dict(df.dtypes)[chosen[value_role]] == "string" else raw.cast("double")
@@ -142,16 +142,3 @@ def first_problem(checks: list[tuple[Column, str, str]]) -> tuple[Column, Column
     for failed, text, wanted in rest:
         problem, expected = problem.when(failed, text), expected.when(failed, wanted)
     return problem, expected
-
-
-def _column(df: DataFrame, role: str, columns: Mapping[str, str] | None, where: str) -> str:
-    if columns and role in columns:
-        if columns[role] not in df.columns:
-            raise InputError(f"column {columns[role]!r} (for {role}) not found", path=where,
-                             text=", ".join(df.columns), expected=f"a column named {columns[role]!r}")
-        return columns[role]
-    for candidate in _CANDIDATES[role]:
-        if candidate in df.columns:
-            return candidate
-    raise InputError(f"no {role} column", path=where, text=", ".join(df.columns),
-                     expected=f"one of {', '.join(_CANDIDATES[role])} (or pass columns=)")
