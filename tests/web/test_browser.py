@@ -115,7 +115,7 @@ def test_a_lost_connection_shows_the_grade_unsaved_and_a_retry_stores_it_once(se
     base, db = server
     _log_in(page, base, "bob", "/grade?qid=q02")
     expect(page.locator("#progress-text")).to_have_text("0 of 3 judged")
-    page.route("**/api/judgments", lambda route: route.abort("internetdisconnected"))
+    page.context.set_offline(True)
     page.keyboard.press("2")
     expect(page.locator("#save-state")).to_have_attribute("data-state", "unsaved")
     expect(page.locator("#save-state")).to_contain_text("NOT saved")
@@ -126,7 +126,7 @@ def test_a_lost_connection_shows_the_grade_unsaved_and_a_retry_stores_it_once(se
     _shot(page, "grade-unsaved")
     with Store.open(str(db)) as store:
         assert [e for e in store.current(assessors=["bob"]) if e.qid == "q02"] == []
-    page.unroute("**/api/judgments")
+    page.context.set_offline(False)
     page.keyboard.press("r")
     expect(page.locator("#save-state")).to_have_text("Saved.")
     expect(page.locator("#progress-text")).to_have_text("1 of 3 judged")
@@ -135,10 +135,10 @@ def test_a_lost_connection_shows_the_grade_unsaved_and_a_retry_stores_it_once(se
         events = [e for pair in store.queue("bob", pending_only=False) if pair.qid == "q02"
                   for e in store.history(pair.qid, pair.docid) if e.assessor == "bob"]
     assert [(e.kind, e.grade) for e in events] == [("grade", 2)]  # sent twice (aborted, retried), stored once
-    page.route("**/api/judgments", lambda route: route.abort("internetdisconnected"))
+    page.context.set_offline(True)
     page.keyboard.press("0")
     expect(page.locator("#save-state")).to_have_attribute("data-state", "unsaved")
-    page.unroute("**/api/judgments")
+    page.context.set_offline(False)
     page.on("dialog", lambda dialog: dialog.accept())  # "leave the page with an unsaved grade?"
     page.reload()
     expect(page.locator("#save-state")).to_have_text("Saved.")  # the kept grade is sent again on load
