@@ -29,6 +29,7 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError
+from judged.native import first_repeated_row
 
 RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
 QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
@@ -100,7 +101,19 @@ class Run:
     @cached_property
     def num_queries(self) -> int:
         """Distinct queries, counted over runs of equal qids (a run is usually grouped by query)."""
-        return self.frame["qid"].rle().struct.field("value").n_unique()
+        return self.blocks[0].n_unique()
+
+    @cached_property
+    def blocks(self) -> tuple[pl.Series, np.ndarray]:
+        """The runs of equal qids in input order: their qids and their lengths."""
+        runs = self.frame["qid"].rle()
+        return runs.struct.field("value"), runs.struct.field("len").to_numpy().astype(np.int64)
+
+    @cached_property
+    def grouped(self) -> bool:
+        """Whether each query's rows are contiguous (as a run file normally is): no qid starts two blocks."""
+        qids = self.blocks[0]
+        return qids.n_unique() == len(qids)
 
     @cached_property
     def pair_keys(self) -> np.ndarray:
@@ -201,6 +214,14 @@ def _repeated_rows(frame: pl.DataFrame, keys: np.ndarray) -> np.ndarray:
     return np.setdiff1d(rows, first["row"].to_numpy())
 
 
+def _first_repeat(run: Run) -> int | None:
+    """The first row repeating its query's docid: block by block in C when queries are contiguous."""
+    if run.grouped:
+        return first_repeated_row(run.frame["docid"], np.concatenate(([0], np.cumsum(run.blocks[1]))))
+    repeated = _repeated_rows(run.frame, run.pair_keys)
+    return int(repeated[0]) if len(repeated) else None
+
+
 def check_run(run: Run) -> None:
     """Raise :class:`RowProblem` at the first non-finite score or repeated document of a query."""
     frame = run.frame
@@ -209,9 +230,8 @@ def check_run(run: Run) -> None:
     if len(bad):
         row = int(bad[0])
         raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
-    repeated = _repeated_rows(frame, run.pair_keys)
-    if len(repeated):
-        row = int(repeated[0])
+    row = _first_repeat(run)
+    if row is not None:
         raise RowProblem(
             row,
             "document appears twice in the same query of the run",

@@ -14,9 +14,11 @@ queries keep the run's order (results are sorted by qid afterwards, per query
 rather than per row) and only tied groups whose docids are out of order are
 re-sorted. Anything else gets a full sort by (query, score, docid).
 
-Grades are attached through the 64-bit (qid, docid) hashes of both inputs;
-every match is verified by comparing the strings, so the join is exact (a
-collision falls back to a plain string join).
+Grades are attached query by query in C when the run's queries are
+contiguous (each query's judgments in a small hash table of their docids,
+matched on the bytes); otherwise through the 64-bit (qid, docid) hashes of
+both inputs, every match verified by comparing the strings (a collision falls
+back to a plain string join). Either way the join is exact.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import numpy as np
 import polars as pl
 
 from judged.inputs import Qrels, Run
+from judged.native import match_judgments
 from judged.view import RankedView, Top
 
 
@@ -35,10 +38,8 @@ def build_view(
 
     ``keep_docids`` adds the ranked docids to the view (for explaining one query, not for bulk work).
     """
-    blocks = run.frame["qid"].rle()
-    block_qids = blocks.struct.field("value")
-    block_lengths = blocks.struct.field("len").to_numpy().astype(np.int64)
-    grouped = block_qids.n_unique() == len(block_qids)
+    block_qids, block_lengths = run.blocks
+    grouped = run.grouped
     run_qids = block_qids if grouped else block_qids.unique(maintain_order=True)
     judged_qids = qrels.frame["qid"].unique()
     qrels_only = judged_qids.filter(~judged_qids.is_in(run_qids.implode())).sort()
@@ -113,6 +114,37 @@ def _query_index(column: pl.Series, lookup: pl.DataFrame) -> np.ndarray:
 
 def _join_grades(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     """Grade and judged flag of each run row, matched exactly on (qid, docid)."""
+    rows, qrows = _matched_by_query(run, qrels) if run.grouped else _matched_by_pair(run, qrels)
+    return _scatter_grades(len(run), rows, qrels.frame["grade"].to_numpy()[qrows])
+
+
+def _matched_by_query(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Matched (run row, qrels row) pairs of a run grouped by query, found within each query in C."""
+    qids = qrels.frame["qid"]
+    order = None
+    runs = qids.rle()
+    if runs.struct.field("value").n_unique() != len(runs):  # judgments not grouped by query: group them
+        order = qids.arg_sort().to_numpy()
+        runs = qids.gather(order).rle()
+    lengths = runs.struct.field("len").to_numpy().astype(np.int64)
+    ends = np.cumsum(lengths)
+    lookup = pl.DataFrame({"qid": runs.struct.field("value"), "start": ends - lengths, "end": ends})
+    block_qids, block_lengths = run.blocks
+    ranges = pl.DataFrame({"qid": block_qids}).join(lookup, on="qid", how="left", maintain_order="left").fill_null(0)
+    matches = match_judgments(
+        run.frame["docid"],
+        _offsets(block_lengths),
+        qrels.frame["docid"],
+        np.arange(len(qrels)) if order is None else order,
+        ranges["start"].to_numpy(),
+        ranges["end"].to_numpy(),
+    )
+    rows = np.flatnonzero(matches >= 0)
+    return rows, matches[rows]
+
+
+def _matched_by_pair(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
+    """Matched (run row, qrels row) pairs through the (qid, docid) hashes, every match verified."""
     right = pl.DataFrame({"key": qrels.pair_keys, "qrow": np.arange(len(qrels), dtype=np.int64)})
     matched = pl.DataFrame({"key": run.pair_keys}).with_row_index("row").join(right, on="key", how="inner")
     rows = matched["row"].to_numpy().astype(np.int64)
@@ -128,7 +160,7 @@ def _join_grades(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
             .join(qrels.frame.with_row_index("qrow").select("qid", "docid", "qrow"), on=["qid", "docid"])
         )
         rows, qrows = exact["row"].to_numpy().astype(np.int64), exact["qrow"].to_numpy()
-    return _scatter_grades(len(run), rows, qrels.frame["grade"].to_numpy()[qrows])
+    return rows, qrows
 
 
 def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -1,14 +1,15 @@
 """TREC run (``qid Q0 docid rank score tag``) and qrels (``qid iter docid grade``) files.
 
-Each file is read twice only when it must be: a fast columnar parse (polars)
-handles the common single-space or single-tab layout; anything it cannot take
-(runs of whitespace, a bad line) is re-read by a strict line parser that
-accepts any whitespace and, on bad input, names the file, line, offending
-text and what was expected. Lines starting with ``#`` are comments, as in
-trec_eval 10 (a ``#`` inside a docid is data). gzip is detected by its magic
-bytes. The rank and iteration columns are ignored, as trec_eval ignores them,
-and so are fields after a run's tag (trec_eval allows them); a qrels line has
-exactly four fields.
+Each file is read twice only when it must be: the native parser
+(:mod:`judged.native`, on every core, while another thread takes the file's
+sha256) reads the lines it is sure of and gives up on the first it is not;
+then a strict line parser re-reads the file, accepts anything Python's
+``str.split()`` does and, on bad input, names the file, line, offending text
+and what was expected. Lines starting with ``#`` are comments, as in trec_eval
+10 (a ``#`` inside a docid is data). gzip is detected by its magic bytes. The
+rank and iteration columns are ignored, as trec_eval ignores them, and so are
+fields after a run's tag (trec_eval allows them); a qrels line has exactly
+four fields.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
-import zlib
+import mmap
+import os
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -24,11 +26,9 @@ import polars as pl
 
 from judged.errors import InputError
 from judged.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
+from judged.native import QRELS_FORMAT, RUN_FORMAT, TrecFormat, parse_trec
 
 _RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
-# The tag is parsed only to see that no line is short; as a category it costs 4 bytes a row, not 16
-# (about 0.1 GB less at the peak for ten million lines).
-_RUN_TYPES = {"score": pl.Float64, "tag": pl.Categorical}
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _GZIP_MAGIC = b"\x1f\x8b"
 
@@ -36,7 +36,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
     """Read a TREC run file; the run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name."""
     path = str(path)
-    source, frame = _fast(path, _RUN_COLUMNS, _RUN_TYPES, ("qid", "docid", "score"), exact=False)
+    source, frame = _fast(path, RUN_FORMAT)
     tag = _run_tag(path)
     if frame is not None:
         run = Run(frame, name or tag or Path(path).name, source)
@@ -57,7 +57,7 @@ def read_trec_run(path: str | Path, name: str | None = None) -> Run:
 def read_trec_qrels(path: str | Path, name: str | None = None) -> Qrels:
     """Read a TREC qrels file; exact repeats collapse, conflicting grades are an error."""
     path = str(path)
-    source, frame = _fast(path, _QRELS_COLUMNS, {"grade": pl.Int64}, ("qid", "docid", "grade"), exact=True)
+    source, frame = _fast(path, QRELS_FORMAT)
     lines = None
     if frame is None:
         frame, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
@@ -87,89 +87,45 @@ def _run_tag(path: str) -> str | None:
     return fields[5] if len(fields) >= len(_RUN_COLUMNS) else None
 
 
-def _fast(
-    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...], exact: bool
-) -> tuple[Source, pl.DataFrame | None]:
-    """The file's :class:`Source`, and a columnar parse when the file is well formed (else ``None``).
+def _fast(path: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None]:
+    """The file's :class:`Source` and, when the native parser takes every line, its frame (else ``None``).
 
-    Only ``keep`` and the last column are parsed, so a short line leaves the
-    last column null. When ``exact`` (qrels), no line may be long either: as
-    none is short, the count of separator bytes (taken while hashing) equals
-    (columns - 1) x rows exactly when every line has the right width. Runs
-    may carry extra trailing fields, which trec_eval ignores too. Blank,
-    ragged or undecodable lines send the file to the strict parser, which decides.
+    A plain file is mapped into memory, not copied; a gzip file is inflated
+    in memory. Its sha256 is taken on a second thread while the file is parsed.
     """
-    head = _first_data_line(path)
-    separator = _separator(head, len(columns)) if head is not None else None
-    with ThreadPoolExecutor(max_workers=1) as pool:  # polars parses on one core: hash on the other
-        digest = pool.submit(_digest, path, separator if exact else None)
-        frame = _parse(path, columns, types, keep, separator) if separator is not None else None
-        source, counts = digest.result()
-    if frame is None:
-        return source, None
-    well_formed = (
-        frame.height > 0
-        and frame.null_count().sum_horizontal().item() == 0
-        and (not exact or counts[separator] == (len(columns) - 1) * frame.height)
-        and (not exact or separator == " " or counts[" "] == 0)
-    )
-    return source, frame.select(keep) if well_formed else None
-
-
-def _parse(
-    path: str, columns: tuple[str, ...], types: dict, keep: tuple[str, ...], separator: str
-) -> pl.DataFrame | None:
-    """polars' parse of ``keep`` and the last column, or ``None`` when polars rejects the file.
-
-    Parsed first without comment handling, which polars does about 1.6x faster
-    (0.45 s against 0.75 s for 10 million run lines); a line starting with
-    ``#`` then shows as a qid starting with ``#``, and only such a file is
-    parsed again with ``#`` lines skipped.
-    """
-    for comments in (None, "#"):
-        try:
-            frame = pl.read_csv(
-                path,
-                separator=separator,
-                has_header=False,
-                quote_char=None,
-                comment_prefix=comments,
-                schema={c: types.get(c, pl.String) for c in columns},
-                columns=sorted({columns.index(c) for c in keep} | {len(columns) - 1}),
-            )
-        except (pl.exceptions.PolarsError, OSError, ValueError):
-            continue
-        if comments or not frame[columns[0]].str.starts_with("#").any():
-            return frame
-    return None
-
-
-def _digest(path: str, separator: str | None) -> tuple[Source, dict[str, int]]:
-    """sha256 of the file's bytes and, in the same pass, counts of separator bytes in its (decompressed) text."""
-    digest = hashlib.sha256()
-    counts = {" ": 0, "\t": 0}
-    wanted = [c for c in counts if separator is not None and (c == separator or separator == "\t")]
     with open(path, "rb") as handle:
-        inflate = zlib.decompressobj(wbits=47) if handle.read(2) == _GZIP_MAGIC else None
-        handle.seek(0)
-        while chunk := handle.read(1 << 22):
-            digest.update(chunk)
-            text = inflate.decompress(chunk) if inflate else chunk
-            for c in wanted:
-                counts[c] += text.count(c.encode())
-    return Source(path, "trec", digest.hexdigest()), counts
+        if os.fstat(handle.fileno()).st_size == 0:
+            return Source(path, "trec", hashlib.sha256().hexdigest()), None
+        if handle.read(2) == _GZIP_MAGIC:
+            handle.seek(0)
+            packed = handle.read()
+            return Source(path, "trec", hashlib.sha256(packed).hexdigest()), _inflated_frame(packed, form)
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+            with ThreadPoolExecutor(max_workers=1) as pool:
+                digest = pool.submit(_sha256, text)
+                frame = parse_trec(text, form, mapped=True)
+                return Source(path, "trec", digest.result()), _with_rows(frame)
 
 
-def _first_data_line(path: str) -> str | None:
-    with _open(path) as handle:
-        for raw in handle:
-            try:
-                line = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                return None
-            if line.strip() and not line.startswith("#"):
-                return line
-    return None
+def _inflated_frame(packed: bytes, form: TrecFormat) -> pl.DataFrame | None:
+    try:
+        return _with_rows(parse_trec(gzip.decompress(packed), form))
+    except (OSError, EOFError, ValueError):  # a damaged archive: the strict reader says where
+        return None
+
+
+def _with_rows(frame: pl.DataFrame | None) -> pl.DataFrame | None:
+    """``frame`` unless it has no rows (the strict reader then names the problem)."""
+    return frame if frame is not None and frame.height else None
+
+
+def _sha256(text: mmap.mmap) -> str:
+    digest = hashlib.sha256()
+    with memoryview(text) as whole:
+        for start in range(0, len(whole), 1 << 22):
+            with whole[start : start + (1 << 22)] as piece:
+                digest.update(piece)
+    return digest.hexdigest()
 
 
 def _last_data_line(path: str) -> str | None:
@@ -188,15 +144,6 @@ def _last_data_line(path: str) -> str | None:
         line = raw.decode("utf-8", "replace").strip()
         if line and not line.startswith("#"):
             return line
-    return None
-
-
-def _separator(line: str, width: int) -> str | None:
-    """The single byte separating fields on ``line``, if it splits into ``width`` non-empty fields (or more, for runs)."""
-    for sep in (" ", "\t"):
-        fields = line.split(sep)
-        if len(fields) >= width and all(fields[:width]):
-            return sep
     return None
 
 

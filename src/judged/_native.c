@@ -1,0 +1,826 @@
+/* judged._native: the two hot loops of evaluating a large run, in C.
+ *
+ * parse_trec: split a TREC run or qrels text into Arrow string-view columns
+ *   (qid, docid) and a value column (score or grade), on every core. It takes
+ *   only what the strict Python parser would read the same way and returns
+ *   None for anything else (a short line, an odd byte, an unusual number), so
+ *   the strict parser decides every doubtful case and names the line.
+ * scan_blocks: for a run grouped by query, the first row repeating a docid
+ *   of its query and, given the judgments of each query, the judgment row of
+ *   every run row, matched exactly on the docid bytes.
+ *
+ * Views follow the Arrow columnar format's Utf8View layout: 16 bytes a value,
+ * a 32-bit length, then the bytes inline when they fit in 12, else a 4-byte
+ * prefix, the index of a data buffer and the offset into it.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define VIEW 16
+#define INLINE 12
+#define CHUNK_BYTES ((size_t)1 << 30) /* a chunk's long strings stay below 2^31 bytes: a view's offset fits */
+
+enum { TOKEN, SEPARATOR, NEWLINE, ODD, HIGH };
+
+static uint8_t byte_class[256];
+
+static void init_classes(void) {
+    for (int c = 0; c < 256; c++) {
+        byte_class[c] = c >= 0x80 ? HIGH : (c < 0x20 ? ODD : TOKEN);
+    }
+    byte_class[' '] = byte_class['\t'] = byte_class['\r'] = byte_class['\v'] = byte_class['\f'] = SEPARATOR;
+    byte_class['\n'] = NEWLINE;
+}
+
+/* ---- values ------------------------------------------------------------------------------------ */
+
+static const double exact_powers[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                        1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+static locale_t c_locale;
+
+static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
+
+/* A decimal number as Python's float() reads it: [+-]digits[.digits][e[+-]digits]. Exact: small
+ * mantissas and exponents take one correctly rounded IEEE operation (Clinger's fast path), the
+ * rest go to strtod in the C locale, which rounds correctly too. Returns 0 for any other text. */
+static int parse_double(const uint8_t *s, size_t n, double *out) {
+    size_t i = 0;
+    int negative = 0, digits = 0, any = 0, inexact = 0;
+    uint64_t mantissa = 0;
+    long exponent = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+        negative = s[i++] == '-';
+    }
+    for (; i < n && is_digit(s[i]); i++, any = 1) {
+        if (mantissa == 0 && s[i] == '0') {
+            continue;
+        }
+        if (digits < 19) {
+            mantissa = mantissa * 10 + (uint64_t)(s[i] - '0');
+            digits++;
+        } else {
+            exponent++;
+            inexact = 1;
+        }
+    }
+    if (i < n && s[i] == '.') {
+        for (i++; i < n && is_digit(s[i]); i++, any = 1) {
+            if (mantissa == 0 && s[i] == '0') {
+                exponent--;
+            } else if (digits < 19) {
+                mantissa = mantissa * 10 + (uint64_t)(s[i] - '0');
+                digits++;
+                exponent--;
+            } else {
+                inexact = 1;
+            }
+        }
+    }
+    if (!any) {
+        return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        int exp_negative = 0, exp_any = 0;
+        long value = 0;
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) {
+            exp_negative = s[i++] == '-';
+        }
+        for (; i < n && is_digit(s[i]); i++, exp_any = 1) {
+            if (value < 100000) {
+                value = value * 10 + (s[i] - '0');
+            }
+        }
+        if (!exp_any) {
+            return 0;
+        }
+        exponent += exp_negative ? -value : value;
+    }
+    if (i != n) {
+        return 0;
+    }
+    if (mantissa == 0) {
+        *out = negative ? -0.0 : 0.0;
+        return 1;
+    }
+    if (!inexact && mantissa < ((uint64_t)1 << 53) && exponent >= -22 && exponent <= 22) {
+        double value = (double)mantissa;
+        value = exponent < 0 ? value / exact_powers[-exponent] : value * exact_powers[exponent];
+        *out = negative ? -value : value;
+        return 1;
+    }
+    char text[128];
+    if (n >= sizeof text) {
+        return 0;
+    }
+    memcpy(text, s, n);
+    text[n] = '\0';
+    char *end;
+    *out = strtod_l(text, &end, c_locale);
+    return end == text + n;
+}
+
+/* An integer as Python's int() reads it without underscores: [+-]digits, at most 18 of them. */
+static int parse_int(const uint8_t *s, size_t n, int64_t *out) {
+    size_t i = 0;
+    int negative = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+        negative = s[i++] == '-';
+    }
+    if (i == n || n - i > 18) {
+        return 0;
+    }
+    int64_t value = 0;
+    for (; i < n; i++) {
+        if (!is_digit(s[i])) {
+            return 0;
+        }
+        value = value * 10 + (s[i] - '0');
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+/* ---- text -------------------------------------------------------------------------------------- */
+
+/* Unicode whitespace that Python's str.split() splits on beyond ASCII. */
+static int is_unicode_space(uint32_t cp) {
+    return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
+           cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
+}
+
+/* A line with non-ASCII bytes is taken only when it is valid UTF-8 (as Python decodes it) and holds
+ * no non-ASCII whitespace, so that its fields are exactly the strict parser's. */
+static int plain_utf8(const uint8_t *s, const uint8_t *end) {
+    while (s < end) {
+        uint8_t c = *s;
+        if (c < 0x80) {
+            s++;
+            continue;
+        }
+        int extra;
+        uint32_t cp, minimum;
+        if (c >= 0xC2 && c <= 0xDF) {
+            extra = 1, cp = c & 0x1F, minimum = 0x80;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            extra = 2, cp = c & 0x0F, minimum = 0x800;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            extra = 3, cp = c & 0x07, minimum = 0x10000;
+        } else {
+            return 0;
+        }
+        if (end - s <= extra) {
+            return 0;
+        }
+        for (int k = 1; k <= extra; k++) {
+            if ((s[k] & 0xC0) != 0x80) {
+                return 0;
+            }
+            cp = (cp << 6) | (s[k] & 0x3F);
+        }
+        if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || is_unicode_space(cp)) {
+            return 0;
+        }
+        s += extra + 1;
+    }
+    return 1;
+}
+
+/* ---- parsing ----------------------------------------------------------------------------------- */
+
+typedef struct {
+    int value_field;  /* 0-based field holding the score (run) or grade (qrels) */
+    int min_fields;   /* a line has at least this many fields */
+    int max_fields;   /* and at most this many (0: no limit) */
+    int integer;      /* the value is an integer grade, else a float score */
+} Format;
+
+typedef struct {
+    const Format *format;
+    const uint8_t *begin, *end; /* whole lines */
+    int64_t first_row, rows;
+    int32_t buffer_index;
+    uint8_t *qid_views, *docid_views, *values; /* the whole output columns */
+    uint8_t *data;                             /* this chunk's strings longer than INLINE */
+    size_t data_size, data_capacity;
+    int release; /* the text is a read-only file mapping: hand back its pages once parsed */
+    int failed;
+} Chunk;
+
+#define RELEASE_STEP ((size_t)16 << 20)
+
+/* Drop the mapped file pages wholly inside [from, to) from this process (the page cache keeps them),
+ * so that a mapped file and the columns parsed from it are not both resident. */
+static void release_pages(const uint8_t *from, const uint8_t *to) {
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = ((uintptr_t)from + page - 1) & ~(page - 1), last = (uintptr_t)to & ~(page - 1);
+    if (last > first) {
+        madvise((void *)first, last - first, MADV_DONTNEED);
+    }
+}
+
+static const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
+    const uint8_t *newline = memchr(p, '\n', (size_t)(end - p));
+    return newline ? newline : end;
+}
+
+/* Whether a line holds data: not a comment (a '#' first) and not blank. */
+static int is_data(const uint8_t *p, const uint8_t *stop) {
+    if (p < stop && *p == '#') {
+        return 0;
+    }
+    for (; p < stop; p++) {
+        if (byte_class[*p] != SEPARATOR) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void count_rows(Chunk *chunk) {
+    int64_t rows = 0;
+    for (const uint8_t *p = chunk->begin; p < chunk->end;) {
+        const uint8_t *stop = line_end(p, chunk->end);
+        rows += is_data(p, stop);
+        p = stop + 1;
+    }
+    chunk->rows = rows;
+}
+
+static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
+    int32_t length = (int32_t)n;
+    memset(view, 0, VIEW);
+    memcpy(view, &length, 4);
+    if (n <= INLINE) {
+        memcpy(view + 4, s, n);
+        return 1;
+    }
+    if (chunk->data_size + n > chunk->data_capacity) {
+        size_t capacity = chunk->data_capacity ? chunk->data_capacity * 2 : (size_t)1 << 16;
+        while (capacity < chunk->data_size + n) {
+            capacity *= 2;
+        }
+        uint8_t *grown = realloc(chunk->data, capacity);
+        if (!grown) {
+            return 0;
+        }
+        chunk->data = grown, chunk->data_capacity = capacity;
+    }
+    int32_t offset = (int32_t)chunk->data_size;
+    memcpy(chunk->data + chunk->data_size, s, n);
+    chunk->data_size += n;
+    memcpy(view + 4, s, 4);
+    memcpy(view + 8, &chunk->buffer_index, 4);
+    memcpy(view + 12, &offset, 4);
+    return 1;
+}
+
+#define MAX_KEPT 8
+
+static void parse_chunk(Chunk *chunk) {
+    const Format *format = chunk->format;
+    int64_t row = chunk->first_row;
+    const uint8_t *kept = chunk->begin;
+    for (const uint8_t *p = chunk->begin; p < chunk->end;) {
+        const uint8_t *stop = line_end(p, chunk->end);
+        if (chunk->release && (size_t)(p - kept) >= RELEASE_STEP) {
+            release_pages(kept, p);
+            kept = p;
+        }
+        if (!is_data(p, stop)) {
+            p = stop + 1;
+            continue;
+        }
+        const uint8_t *start[MAX_KEPT];
+        size_t length[MAX_KEPT];
+        int fields = 0, high = 0;
+        const uint8_t *q = p;
+        while (q < stop) {
+            while (q < stop && byte_class[*q] == SEPARATOR) {
+                q++;
+            }
+            if (q == stop) {
+                break;
+            }
+            const uint8_t *token = q;
+            uint8_t kind;
+            while (q < stop && ((kind = byte_class[*q]) == TOKEN || kind == HIGH)) {
+                high |= kind == HIGH;
+                q++;
+            }
+            if (q < stop && byte_class[*q] == ODD) {
+                chunk->failed = 1;
+                return;
+            }
+            if (fields < MAX_KEPT) {
+                start[fields] = token;
+                length[fields] = (size_t)(q - token);
+            }
+            fields++;
+        }
+        if (fields < format->min_fields || (format->max_fields && fields > format->max_fields) ||
+            (high && !plain_utf8(p, stop))) {
+            chunk->failed = 1;
+            return;
+        }
+        int v = format->value_field;
+        int ok = format->integer ? parse_int(start[v], length[v], (int64_t *)(chunk->values + 8 * row))
+                                 : parse_double(start[v], length[v], (double *)(chunk->values + 8 * row));
+        if (!ok || !write_view(chunk, chunk->qid_views + VIEW * row, start[0], length[0]) ||
+            !write_view(chunk, chunk->docid_views + VIEW * row, start[2], length[2])) {
+            chunk->failed = 1;
+            return;
+        }
+        row++;
+        p = stop + 1;
+    }
+}
+
+typedef struct {
+    Chunk *chunks;
+    int count, stride, first;
+    void (*work)(Chunk *);
+} Share;
+
+static void *run_share(void *arg) {
+    Share *share = arg;
+    for (int i = share->first; i < share->count; i += share->stride) {
+        share->work(&share->chunks[i]);
+    }
+    return NULL;
+}
+
+/* Run work on every chunk, on up to `threads` threads, without the GIL. */
+static void for_each_chunk(Chunk *chunks, int count, int threads, void (*work)(Chunk *)) {
+    if (threads > count) {
+        threads = count;
+    }
+    Share shares[64];
+    pthread_t ids[64];
+    int started = 0;
+    if (threads > 64) {
+        threads = 64;
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 0; t < threads; t++) {
+        shares[t] = (Share){chunks, count, threads, t, work};
+    }
+    for (int t = 1; t < threads; t++) {
+        if (pthread_create(&ids[t], NULL, run_share, &shares[t]) == 0) {
+            started = t;
+        } else {
+            break;
+        }
+    }
+    if (started < threads - 1) { /* could not start them all: this thread takes what was left */
+        for (int t = started + 1; t < threads; t++) {
+            run_share(&shares[t]);
+        }
+    }
+    run_share(&shares[0]);
+    for (int t = 1; t <= started; t++) {
+        pthread_join(ids[t], NULL);
+    }
+    Py_END_ALLOW_THREADS
+}
+
+static PyObject *parse_trec(PyObject *self, PyObject *args) {
+    (void)self;
+    Py_buffer text;
+    Format format;
+    int threads, release;
+    if (!PyArg_ParseTuple(args, "y*iiippi", &text, &format.value_field, &format.min_fields, &format.max_fields,
+                          &format.integer, &release, &threads)) {
+        return NULL;
+    }
+    if (format.value_field < 0 || format.value_field >= MAX_KEPT || format.min_fields <= format.value_field ||
+        format.min_fields < 3 || threads < 1) {
+        PyBuffer_Release(&text);
+        PyErr_SetString(PyExc_ValueError, "parse_trec: bad format");
+        return NULL;
+    }
+    const uint8_t *bytes = text.buf, *end = bytes + text.len;
+    size_t size = (size_t)text.len;
+    int count = (int)(size / CHUNK_BYTES) + 1;
+    if (count < threads && size >= ((size_t)1 << 20)) {
+        count = threads;
+    }
+    Chunk *chunks = calloc((size_t)count, sizeof(Chunk));
+    PyObject *result = NULL, *qids = NULL, *docids = NULL, *values = NULL, *buffers = NULL;
+    if (!chunks) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    const uint8_t *p = bytes;
+    for (int i = 0; i < count; i++) {
+        const uint8_t *stop = i == count - 1 ? end : bytes + size / (size_t)count * (size_t)(i + 1);
+        if (stop < p) {
+            stop = p;
+        }
+        if (stop < end && stop > bytes && stop[-1] != '\n') {
+            stop = line_end(stop, end);
+            stop = stop < end ? stop + 1 : end;
+        }
+        chunks[i] = (Chunk){.format = &format, .begin = p, .end = stop, .buffer_index = i, .release = release};
+        p = stop;
+    }
+    for_each_chunk(chunks, count, threads, count_rows);
+    int64_t rows = 0;
+    for (int i = 0; i < count; i++) {
+        chunks[i].first_row = rows;
+        rows += chunks[i].rows;
+    }
+    qids = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * VIEW));
+    docids = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * VIEW));
+    values = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    if (!qids || !docids || !values) {
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        chunks[i].qid_views = (uint8_t *)PyByteArray_AS_STRING(qids);
+        chunks[i].docid_views = (uint8_t *)PyByteArray_AS_STRING(docids);
+        chunks[i].values = (uint8_t *)PyByteArray_AS_STRING(values);
+    }
+    for_each_chunk(chunks, count, threads, parse_chunk);
+    int failed = 0;
+    for (int i = 0; i < count; i++) {
+        failed |= chunks[i].failed;
+    }
+    if (failed) {
+        result = Py_NewRef(Py_None);
+        goto done;
+    }
+    buffers = PyList_New(count);
+    if (!buffers) {
+        goto done;
+    }
+    for (int i = 0; i < count; i++) {
+        PyObject *data = PyBytes_FromStringAndSize((const char *)chunks[i].data, (Py_ssize_t)chunks[i].data_size);
+        if (!data) {
+            goto done;
+        }
+        PyList_SET_ITEM(buffers, i, data);
+    }
+    result = Py_BuildValue("(LOOOO)", (long long)rows, qids, docids, values, buffers);
+done:
+    if (chunks) {
+        for (int i = 0; i < count; i++) {
+            free(chunks[i].data);
+        }
+        free(chunks);
+    }
+    Py_XDECREF(qids);
+    Py_XDECREF(docids);
+    Py_XDECREF(values);
+    Py_XDECREF(buffers);
+    PyBuffer_Release(&text);
+    return result;
+}
+
+/* ---- grouped queries --------------------------------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *views; /* Utf8View values */
+    const uint8_t **data; /* its data buffers */
+    Py_ssize_t *data_sizes;
+    Py_ssize_t buffers;
+} Strings;
+
+/* The bytes of value i, or NULL when its view points outside its buffers. */
+static const uint8_t *string_at(const Strings *strings, int64_t i, int32_t *length) {
+    const uint8_t *view = strings->views + VIEW * i;
+    memcpy(length, view, 4);
+    if (*length <= INLINE) {
+        return *length < 0 ? NULL : view + 4;
+    }
+    int32_t buffer, offset;
+    memcpy(&buffer, view + 8, 4);
+    memcpy(&offset, view + 12, 4);
+    if (buffer < 0 || buffer >= strings->buffers || offset < 0 ||
+        (Py_ssize_t)offset + *length > strings->data_sizes[buffer]) {
+        return NULL;
+    }
+    return strings->data[buffer] + offset;
+}
+
+static uint64_t mix(uint64_t x) { /* splitmix64's finaliser */
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ULL;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+}
+
+static uint64_t hash_bytes(const uint8_t *s, int32_t n) {
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ (uint64_t)n;
+    int32_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t word;
+        memcpy(&word, s + i, 8);
+        h = mix(h ^ word);
+    }
+    if (i < n) {
+        uint64_t word = 0;
+        memcpy(&word, s + i, (size_t)(n - i));
+        h = mix(h ^ word);
+    }
+    return h;
+}
+
+/* An open-addressing set of rows keyed by their string, rebuilt for each query. */
+typedef struct {
+    int64_t *rows;
+    uint64_t *hashes;
+    size_t capacity, allocated; /* slots in use (a power of two), slots allocated */
+} Table;
+
+static int table_reset(Table *table, int64_t entries) {
+    size_t capacity = 16;
+    while (capacity < (size_t)entries * 2) {
+        capacity *= 2;
+    }
+    if (capacity > table->allocated) {
+        free(table->rows);
+        free(table->hashes);
+        table->rows = malloc(capacity * sizeof(int64_t));
+        table->hashes = malloc(capacity * sizeof(uint64_t));
+        table->allocated = table->rows && table->hashes ? capacity : 0;
+        if (!table->allocated) {
+            return 0;
+        }
+    }
+    memset(table->rows, 0xff, capacity * sizeof(int64_t));
+    table->capacity = capacity;
+    return 1;
+}
+
+/* The row already in the table with the same string, else -1 after adding `row` (when add). */
+static int64_t table_find(Table *table, const Strings *strings, const uint8_t *s, int32_t n, uint64_t h,
+                          int64_t row, int add, int *bad) {
+    size_t mask = table->capacity - 1;
+    for (size_t slot = h & mask;; slot = (slot + 1) & mask) {
+        int64_t other = table->rows[slot];
+        if (other < 0) {
+            if (add) {
+                table->rows[slot] = row;
+                table->hashes[slot] = h;
+            }
+            return -1;
+        }
+        if (table->hashes[slot] == h) {
+            int32_t m;
+            const uint8_t *t = string_at(strings, other, &m);
+            if (!t) {
+                *bad = 1;
+                return -1;
+            }
+            if (m == n && memcmp(s, t, (size_t)n) == 0) {
+                return other;
+            }
+        }
+    }
+}
+
+typedef struct {
+    const Strings *run, *judged;
+    const int64_t *offsets;          /* rows of query b: offsets[b] .. offsets[b + 1] */
+    const int64_t *judged_rows;      /* judgment rows grouped by query, or NULL */
+    const int64_t *starts, *ends;    /* query b's judgments: judged_rows[starts[b]] .. [ends[b] - 1] */
+    int64_t *matches;                /* out: the judgment row of each run row, -1 when unjudged */
+    int64_t first_block, last_block; /* this share's queries */
+    int64_t repeated;                /* out: the first row repeating a docid of its query, else -1 */
+    int repeats;                     /* whether to look for repeated docids */
+    int bad;
+} Scan;
+
+static void *scan_share(void *arg) {
+    Scan *scan = arg;
+    Table seen = {0}, judged = {0};
+    scan->repeated = -1;
+    for (int64_t b = scan->first_block; b < scan->last_block && !scan->bad; b++) {
+        int64_t begin = scan->offsets[b], end = scan->offsets[b + 1];
+        int check = scan->repeats && scan->repeated < 0;
+        if (check && !table_reset(&seen, end - begin)) {
+            scan->bad = 1;
+            break;
+        }
+        int64_t judged_count = scan->matches ? scan->ends[b] - scan->starts[b] : 0;
+        if (scan->matches && !table_reset(&judged, judged_count)) {
+            scan->bad = 1;
+            break;
+        }
+        for (int64_t k = 0; k < judged_count; k++) {
+            int64_t row = scan->judged_rows[scan->starts[b] + k];
+            int32_t n;
+            const uint8_t *s = string_at(scan->judged, row, &n);
+            if (!s) {
+                scan->bad = 1;
+                break;
+            }
+            table_find(&judged, scan->judged, s, n, hash_bytes(s, n), row, 1, &scan->bad);
+        }
+        for (int64_t row = begin; row < end && !scan->bad; row++) {
+            int32_t n;
+            const uint8_t *s = string_at(scan->run, row, &n);
+            if (!s) {
+                scan->bad = 1;
+                break;
+            }
+            uint64_t h = hash_bytes(s, n);
+            if (check && table_find(&seen, scan->run, s, n, h, row, 1, &scan->bad) >= 0) {
+                scan->repeated = row;
+                check = 0;
+            }
+            if (scan->matches) {
+                scan->matches[row] = judged_count ? table_find(&judged, scan->judged, s, n, h, row, 0, &scan->bad) : -1;
+            } else if (!check) {
+                break; /* nothing to match, and a repeat was found */
+            }
+        }
+    }
+    free(seen.rows), free(seen.hashes), free(judged.rows), free(judged.hashes);
+    return NULL;
+}
+
+static int strings_from(PyObject *views, PyObject *buffers, Py_buffer *view_buffer, Py_buffer **data,
+                        Strings *strings) {
+    if (PyObject_GetBuffer(views, view_buffer, PyBUF_SIMPLE) < 0) {
+        return 0;
+    }
+    Py_ssize_t count = PySequence_Size(buffers);
+    if (count < 0) {
+        return 0;
+    }
+    *data = PyMem_Calloc((size_t)count + 1, sizeof(Py_buffer));
+    strings->data = PyMem_Calloc((size_t)count + 1, sizeof(uint8_t *));
+    strings->data_sizes = PyMem_Calloc((size_t)count + 1, sizeof(Py_ssize_t));
+    if (!*data || !strings->data || !strings->data_sizes) {
+        PyErr_NoMemory();
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *item = PySequence_GetItem(buffers, i);
+        int ok = item && PyObject_GetBuffer(item, &(*data)[i], PyBUF_SIMPLE) == 0;
+        Py_XDECREF(item);
+        if (!ok) {
+            return 0;
+        }
+        strings->data[i] = (*data)[i].buf;
+        strings->data_sizes[i] = (*data)[i].len;
+        strings->buffers = i + 1;
+    }
+    strings->views = view_buffer->buf;
+    return 1;
+}
+
+static void strings_release(Py_buffer *view_buffer, Py_buffer *data, Strings *strings) {
+    if (view_buffer->obj) {
+        PyBuffer_Release(view_buffer);
+    }
+    for (Py_ssize_t i = 0; data && i < strings->buffers; i++) {
+        PyBuffer_Release(&data[i]);
+    }
+    PyMem_Free(data);
+    PyMem_Free((void *)strings->data);
+    PyMem_Free(strings->data_sizes);
+}
+
+static PyObject *scan_queries(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *run_views, *run_buffers, *offsets_object, *judged_views, *judged_buffers, *judged_rows_object,
+        *starts_object, *ends_object;
+    int repeats, threads;
+    if (!PyArg_ParseTuple(args, "OOOOOOOOpi", &run_views, &run_buffers, &offsets_object, &judged_views,
+                          &judged_buffers, &judged_rows_object, &starts_object, &ends_object, &repeats, &threads)) {
+        return NULL;
+    }
+    int joining = judged_views != Py_None;
+    Py_buffer run_view = {0}, judged_view = {0}, offsets = {0}, judged_rows = {0}, starts = {0}, ends = {0};
+    Py_buffer *run_data = NULL, *judged_data = NULL;
+    Strings run = {0}, judged = {0};
+    PyObject *matches = NULL, *result = NULL;
+    if (!strings_from(run_views, run_buffers, &run_view, &run_data, &run) ||
+        PyObject_GetBuffer(offsets_object, &offsets, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    int64_t blocks = offsets.len / 8 - 1, rows = run_view.len / VIEW;
+    const int64_t *offset = offsets.buf;
+    if (blocks < 0 || (blocks >= 0 && offset[blocks] > rows)) {
+        PyErr_SetString(PyExc_ValueError, "scan_queries: offsets do not fit the views");
+        goto done;
+    }
+    if (joining) {
+        if (!strings_from(judged_views, judged_buffers, &judged_view, &judged_data, &judged) ||
+            PyObject_GetBuffer(judged_rows_object, &judged_rows, PyBUF_SIMPLE) < 0 ||
+            PyObject_GetBuffer(starts_object, &starts, PyBUF_SIMPLE) < 0 ||
+            PyObject_GetBuffer(ends_object, &ends, PyBUF_SIMPLE) < 0) {
+            goto done;
+        }
+        int64_t judged_count = judged_view.len / VIEW, order = judged_rows.len / 8;
+        const int64_t *start = starts.buf, *stop = ends.buf, *judged_row = judged_rows.buf;
+        int fits = starts.len / 8 == blocks && ends.len / 8 == blocks;
+        for (int64_t b = 0; fits && b < blocks; b++) {
+            fits = start[b] >= 0 && start[b] <= stop[b] && stop[b] <= order;
+        }
+        for (int64_t k = 0; fits && k < order; k++) {
+            fits = judged_row[k] >= 0 && judged_row[k] < judged_count;
+        }
+        if (!fits) {
+            PyErr_SetString(PyExc_ValueError, "scan_queries: judgment ranges do not fit");
+            goto done;
+        }
+        matches = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+        if (!matches) {
+            goto done;
+        }
+        memset(PyByteArray_AS_STRING(matches), 0xff, (size_t)rows * 8);
+    }
+    if (threads < 1) {
+        threads = 1;
+    }
+    if (threads > 64) {
+        threads = 64;
+    }
+    Scan scans[64];
+    int64_t share = 0;
+    for (int t = 0; t < threads; t++) { /* contiguous queries of about equal rows */
+        int64_t goal = (offset[blocks] * (t + 1)) / threads, last = share;
+        while (last < blocks && offset[last + 1] <= goal) {
+            last++;
+        }
+        if (t == threads - 1) {
+            last = blocks;
+        }
+        scans[t] = (Scan){&run, &judged, offset, judged_rows.buf, starts.buf, ends.buf,
+                          matches ? (int64_t *)PyByteArray_AS_STRING(matches) : NULL, share, last, -1, repeats, 0};
+        share = last;
+    }
+    pthread_t ids[64];
+    int started[64] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    for (int t = 1; t < threads; t++) {
+        started[t] = pthread_create(&ids[t], NULL, scan_share, &scans[t]) == 0;
+        if (!started[t]) {
+            scan_share(&scans[t]);
+        }
+    }
+    scan_share(&scans[0]);
+    for (int t = 1; t < threads; t++) {
+        if (started[t]) {
+            pthread_join(ids[t], NULL);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    int64_t repeated = -1;
+    int bad = 0;
+    for (int t = 0; t < threads; t++) {
+        bad |= scans[t].bad;
+        if (repeated < 0 && scans[t].repeated >= 0) {
+            repeated = scans[t].repeated;
+        }
+    }
+    if (bad) {
+        PyErr_SetString(PyExc_ValueError, "scan_queries: a string view points outside its buffers");
+        goto done;
+    }
+    result = Py_BuildValue("(LO)", (long long)repeated, matches ? matches : Py_None);
+done:
+    Py_XDECREF(matches);
+    strings_release(&run_view, run_data, &run);
+    strings_release(&judged_view, judged_data, &judged);
+    for (Py_buffer *b = &offsets; b; b = b == &offsets ? &judged_rows : b == &judged_rows ? &starts : b == &starts ? &ends : NULL) {
+        if (b->obj) {
+            PyBuffer_Release(b);
+        }
+    }
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"parse_trec", parse_trec, METH_VARARGS,
+     "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads) -> "
+     "(rows, qid_views, docid_views, values, buffers) or None when the strict parser must decide."},
+    {"scan_queries", scan_queries, METH_VARARGS,
+     "scan_queries(views, buffers, offsets, judged_views, judged_buffers, judged_rows, starts, ends, repeats, "
+     "threads) -> "
+     "(first repeated row or -1, judgment row of each run row or None)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "judged._native", NULL, -1, methods, NULL, NULL, NULL, NULL};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    init_classes();
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    if (!c_locale) {
+        return PyErr_NoMemory();
+    }
+    return PyModule_Create(&module);
+}

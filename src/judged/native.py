@@ -1,0 +1,126 @@
+"""The Python face of :mod:`judged._native`, the C loops that read and match large runs.
+
+Strings cross the boundary as Arrow string views, polars' own layout, so a
+parsed column becomes a polars Series without a copy and a polars column is
+read by C in place. Work is spread over polars' thread count.
+
+>>> frame = parse_trec(b"q1 Q0 d1 1 2.5 run\\n# a comment\\nq1 Q0 d2 2 1.5 run\\n", RUN_FORMAT)
+>>> frame.rows()
+[('q1', 'd1', 2.5), ('q1', 'd2', 1.5)]
+>>> parse_trec(b"q1 Q0 d1 1 2.5\\n", RUN_FORMAT) is None  # short line: the strict parser decides
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from judged import _native
+
+
+@dataclass(frozen=True)
+class TrecFormat:
+    """Where the fields of a TREC line are: the value's column, the least and most fields a line has."""
+
+    value_column: str
+    value_field: int
+    min_fields: int
+    max_fields: int  # 0: trailing fields allowed
+    integer: bool
+
+
+RUN_FORMAT = TrecFormat("score", 4, 6, 0, integer=False)
+QRELS_FORMAT = TrecFormat("grade", 3, 4, 4, integer=True)
+
+
+def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | None:
+    """Columns ``qid, docid`` and the value of every data line of ``text`` (bytes-like), or ``None``.
+
+    ``mapped`` says ``text`` is a read-only :class:`mmap.mmap` of a file: its
+    pages are handed back to the page cache as they are parsed, so the file
+    and the columns parsed from it are not resident at once.
+
+    ``None`` means a line the strict parser must judge (too few or too many
+    fields, a value that is not a plain decimal number, control bytes, invalid
+    UTF-8, non-ASCII whitespace): the fast path never reads a line differently.
+    """
+    parsed = _native.parse_trec(
+        text, form.value_field, form.min_fields, form.max_fields, form.integer, mapped, pl.thread_pool_size()
+    )
+    if parsed is None:
+        return None
+    rows, qid_views, docid_views, values, buffers = parsed
+    data = [pa.py_buffer(b) for b in buffers]
+    dtype = np.int64 if form.integer else np.float64
+    return pl.DataFrame(
+        {
+            "qid": _series(rows, qid_views, data),
+            "docid": _series(rows, docid_views, data),
+            form.value_column: np.frombuffer(values, dtype=dtype),
+        }
+    )
+
+
+def first_repeated_row(docids: pl.Series, offsets: np.ndarray) -> int | None:
+    """The first row whose docid already appeared among rows ``offsets[b]:offsets[b + 1]`` of its query ``b``."""
+    views, buffers = string_views(docids)
+    repeated, _ = _native.scan_queries(
+        views, buffers, _int64(offsets), None, None, None, None, None, True, pl.thread_pool_size()
+    )
+    return None if repeated < 0 else repeated
+
+
+def match_judgments(
+    docids: pl.Series,
+    offsets: np.ndarray,
+    judged_docids: pl.Series,
+    judged_rows: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+) -> np.ndarray:
+    """The judgment row of each run row (-1 where unjudged), matched exactly on docid within each query.
+
+    Query ``b``'s run rows are ``offsets[b]:offsets[b + 1]``; its judgments are
+    rows ``judged_rows[starts[b]:ends[b]]`` of ``judged_docids``.
+    """
+    views, buffers = string_views(docids)
+    judged_views, judged_buffers = string_views(judged_docids)
+    _, matches = _native.scan_queries(
+        views,
+        buffers,
+        _int64(offsets),
+        judged_views,
+        judged_buffers,
+        _int64(judged_rows),
+        _int64(starts),
+        _int64(ends),
+        False,
+        pl.thread_pool_size(),
+    )
+    return np.frombuffer(matches, dtype=np.int64)
+
+
+def string_views(series: pl.Series) -> tuple[memoryview, list]:
+    """The 16-byte views of a String series and the buffers they point into, without copying."""
+    array = series.to_arrow(compat_level=pl.CompatLevel.newest())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.null_count:
+        raise ValueError("string_views: the series has nulls")
+    if not pa.types.is_string_view(array.type):
+        array = array.cast(pa.string_view())
+    buffers = array.buffers()
+    views = memoryview(buffers[1]).cast("B")[16 * array.offset : 16 * (array.offset + len(array))]
+    return views, buffers[2:]
+
+
+def _series(rows: int, views, buffers: list) -> pl.Series:
+    return pl.from_arrow(pa.Array.from_buffers(pa.string_view(), rows, [None, pa.py_buffer(views), *buffers]))
+
+
+def _int64(values: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(values, dtype=np.int64)
