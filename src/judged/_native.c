@@ -116,15 +116,19 @@ static int parse_double(const uint8_t *s, size_t n, double *out) {
         *out = negative ? -value : value;
         return 1;
     }
-    char text[128];
-    if (n >= sizeof text) {
+    char small[128], *text = n < sizeof small ? small : malloc(n + 1);
+    if (!text) {
         return 0;
     }
     memcpy(text, s, n);
     text[n] = '\0';
     char *end;
     *out = strtod_l(text, &end, c_locale);
-    return end == text + n;
+    int whole = end == text + n;
+    if (text != small) {
+        free(text);
+    }
+    return whole;
 }
 
 /* An integer as Python's int() reads it without underscores: [+-]digits, at most 18 of them. */

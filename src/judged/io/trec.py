@@ -219,6 +219,11 @@ def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[st
             "grade is not an integer", path=path, line=number, text=text.rstrip("\r\n"),
             expected="an integer grade in column 4 (fractional grades are not truncated)",
         ) from None
+    if not -(2**63) <= grade < 2**63:
+        raise InputError(
+            "grade is out of range", path=path, line=number, text=text.rstrip("\r\n"),
+            expected="an integer grade in column 4 that fits in 64 bits",
+        )
     return fields[0], fields[2], grade
 
 

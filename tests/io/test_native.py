@@ -1,0 +1,207 @@
+"""The native reader and matcher (judged._native) against the strict Python parser and plain Python references."""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+import tempfile
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from judged import _native
+from judged.errors import InputError
+from judged.inputs import Qrels, Run
+from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict
+from judged.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, parse_trec
+from judged.ranking import _matched_by_pair, _matched_by_query
+
+# Field text drawn to hit every rule the native parser must agree with the strict one on: long strings
+# (outside the 12 inline bytes of a view), non-ASCII letters, non-ASCII whitespace that str.split() splits
+# on, control bytes, and numbers written every way Python does or does not read them.
+_WORDS = st.one_of(
+    st.sampled_from(["q1", "q2", "d1", "d01", "Q0", "0", "run", "clueweb09-en0000-00-00000", "doc#7", "é", "文書"]),
+    st.text(alphabet="abcdXYZ019-_.#é", min_size=1, max_size=20),
+)
+_ODD = st.sampled_from(["\u00a0", "\u2003", "\x1c", "\x00", "\x7f", "\u0085", "\ufeff"])
+_NUMBERS = st.one_of(
+    st.sampled_from(["1", "-0.5", "+3", "1e3", "1E-3", ".5", "5.", "1_0", "nan", "inf", "-Infinity", "0x1p3",
+                     "1e400", "1e-400", "12345678901234567890", "0.1000000000000000055511151231257827", "1.", "-.0",
+                     ".", "e5", "1e", "--1", "3.0", "7", "-2", "0009"]),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+    st.integers(-(10**20), 10**20).map(str),
+)
+_SPACE = st.sampled_from([" ", "  ", "\t", " \t ", "\v", "\f"])
+
+
+@st.composite
+def _lines(draw, width: int, value: int) -> str:
+    kind = draw(st.sampled_from(["data"] * 8 + ["comment", "blank", "short", "long", "odd"]))
+    if kind == "comment":
+        return "#" + draw(st.text(alphabet="ab #\t", max_size=10))
+    if kind == "blank":
+        return draw(st.sampled_from(["", " ", "\t", "\r"]))
+    count = {"short": width - 1, "long": width + 1}.get(kind, width)
+    fields = [draw(_NUMBERS) if i == value else draw(_WORDS) for i in range(count)]
+    if kind == "odd":
+        at = draw(st.integers(0, count - 1))
+        fields[at] += draw(_ODD) + draw(_WORDS)
+    line = fields[0]
+    for field in fields[1:]:
+        line += draw(_SPACE) + field
+    return draw(st.sampled_from(["", " ", "\t"])) + line + draw(st.sampled_from(["", " ", "\r"]))
+
+
+def _files(width: int, value: int):
+    return st.lists(_lines(width, value), min_size=1, max_size=12).map(
+        lambda lines: "\n".join(lines).encode("utf-8") + b"\n"
+    )
+
+
+def _strict_frame(text: bytes, columns, convert) -> pl.DataFrame | None:
+    handle, path = tempfile.mkstemp(suffix=".txt")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(text)
+        return _strict(path, columns, convert)[0]
+    except InputError:
+        return None
+    finally:
+        os.unlink(path)
+
+
+@settings(max_examples=400)
+@given(_files(6, 4))
+def test_a_run_the_native_parser_takes_is_read_exactly_as_the_strict_parser_reads_it(text):
+    native = parse_trec(text, RUN_FORMAT)
+    strict = _strict_frame(text, _RUN_COLUMNS, _run_row)
+    if native is None or native.height == 0:
+        return
+    if strict is None:  # the strict parser refuses only a non-finite score here, which check_run refuses too
+        assert not np.isfinite(native["score"].to_numpy()).all()
+    else:
+        assert native.equals(strict)
+        assert [struct.pack("<d", x) for x in native["score"]] == [struct.pack("<d", x) for x in strict["score"]]
+
+
+@settings(max_examples=400)
+@given(_files(4, 3))
+def test_qrels_the_native_parser_takes_are_read_exactly_as_the_strict_parser_reads_them(text):
+    native = parse_trec(text, QRELS_FORMAT)
+    strict = _strict_frame(text, _QRELS_COLUMNS, _qrels_row)
+    if native is not None and native.height:
+        assert strict is not None and native.equals(strict)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "q1 Q0 d1 1 2.5",  # short
+        "q1 Q0 d1 1 abc run",  # not a number
+        "q1 Q0 d1 1 0x1p3 run",  # a hex float, which float() refuses
+        "q1 Q0 d1 1 1_0 run",  # underscores, which float() takes: the strict parser decides
+        "q1 Q0 d\u00a0x 1 2 run",  # a no-break space splits the field for str.split()
+        "q1 Q0 d\x1cx 1 2 run",  # so does an ASCII file separator
+        "q1 Q0 d\xff 1 2 run",  # not UTF-8 (written below as a raw byte)
+    ],
+)
+def test_lines_the_native_parser_leaves_to_the_strict_parser(line):
+    text = line.encode("utf-8").replace("\xff".encode("utf-8"), b"\xff") + b"\n"
+    assert parse_trec(b"q1 Q0 d0 1 3 run\n" + text, RUN_FORMAT) is None
+
+
+@settings(max_examples=300)
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["{!r}", "{:.17e}", "{:.6f}", "{:.3g}", "{:.25f}"]))
+def test_scores_are_the_correctly_rounded_double_that_float_reads(value, style):
+    text = style.format(value)
+    frame = parse_trec(f"q Q0 d 1 {text} run\n".encode(), RUN_FORMAT)
+    assert struct.pack("<d", frame["score"][0]) == struct.pack("<d", float(text))
+
+
+def _big_run(rows: int, seed: int) -> bytes:
+    rng = np.random.default_rng(seed)
+    lines = []
+    for i in range(rows):
+        docid = f"d{rng.integers(0, 10**6)}" if i % 3 else f"clueweb12-{rng.integers(0, 10**9):012d}"
+        lines.append(f"q{i // 500:04d} Q0 {docid}-{i} {i % 500 + 1} {rng.normal():.6f} tag")
+        if i % 997 == 0:
+            lines.append("# a comment")
+    return ("\n".join(lines)).encode()  # no final newline
+
+
+def test_chunks_on_many_threads_read_what_one_thread_reads():
+    text = _big_run(60_000, 7)
+    assert len(text) > 1 << 20  # large enough to be split into one chunk a thread
+    one = _native.parse_trec(text, 4, 6, 0, False, False, 1)
+    many = _native.parse_trec(text, 4, 6, 0, False, False, 7)
+    assert one[0] == many[0] == 60_000
+    frame = parse_trec(text, RUN_FORMAT)
+    assert frame.height == 60_000 and frame["docid"][1] == text.split(b"\n")[2].split()[2].decode()
+    assert frame["score"].to_numpy()[-1] == float(text.rsplit(b"\n", 1)[1].split()[4])
+
+
+def _grouped_run(draw_rows) -> Run:
+    return Run(pl.DataFrame(draw_rows, schema={"qid": pl.String, "docid": pl.String, "score": pl.Float64}, orient="row"), "r")
+
+
+_DOCIDS = st.sampled_from(["d1", "d2", "d3", "a-rather-long-document-id-1", "a-rather-long-document-id-2", "é文"])
+
+
+@given(st.lists(st.lists(_DOCIDS, max_size=8), min_size=1, max_size=6), st.integers(0, 3))
+def test_the_first_repeated_docid_of_a_query_is_found_as_python_finds_it(queries, cut):
+    rows = [(f"q{i}", docid, 1.0) for i, docids in enumerate(queries) for docid in docids]
+    docids = pl.Series("docid", ["pad"] * cut + [r[1] for r in rows]).slice(cut)  # a view with an offset
+    lengths = np.array([len(d) for d in queries])
+    expected = None
+    for i, docids_of_query in enumerate(queries):
+        seen = set()
+        for j, docid in enumerate(docids_of_query):
+            if docid in seen:
+                expected = int(lengths[:i].sum()) + j
+                break
+            seen.add(docid)
+        if expected is not None:
+            break
+    assert first_repeated_row(docids, np.concatenate(([0], np.cumsum(lengths)))) == expected
+
+
+@given(
+    st.lists(st.tuples(st.sampled_from(["q1", "q2", "q3"]), st.lists(_DOCIDS, unique=True, max_size=6)), max_size=4,
+             unique_by=lambda q: q[0]),
+    st.lists(st.tuples(st.sampled_from(["q1", "q2", "q4"]), _DOCIDS, st.integers(-1, 3)), max_size=12,
+             unique_by=lambda j: j[:2]),
+)
+def test_judgments_matched_query_by_query_equal_the_hashed_join(queries, judgments):
+    run = _grouped_run([(qid, docid, 1.0) for qid, docids in queries for docid in docids])
+    qrels = Qrels(pl.DataFrame(judgments, schema={"qid": pl.String, "docid": pl.String, "grade": pl.Int64},
+                               orient="row"))
+    if not run.frame.height:
+        return
+    assert run.grouped
+    by_query = sorted(zip(*_matched_by_query(run, qrels)))
+    by_pair = sorted(zip(*_matched_by_pair(run, qrels)))
+    expected = sorted(
+        (i, j) for i, (q, d, _) in enumerate(run.frame.rows()) for j, (q2, d2, _) in enumerate(qrels.frame.rows())
+        if (q, d) == (q2, d2)
+    )
+    assert by_query == by_pair == expected
+
+
+def test_views_pointing_outside_their_buffers_are_refused_not_read():
+    view = struct.pack("<i4sii", 20, b"abcd", 0, 1_000)  # 20 bytes at offset 1000 of a 10-byte buffer
+    with pytest.raises(ValueError, match="outside"):
+        _native.scan_queries(view, [b"0123456789"], np.array([0, 1]), None, None, None, None, None, True, 1)
+    docids = pl.Series(["d1", "d2"])
+    with pytest.raises(ValueError, match="ranges"):
+        match_judgments(docids, np.array([0, 2]), docids, np.array([0, 5]), np.array([0]), np.array([2]))
+
+
+def test_scores_past_the_fast_path_still_round_correctly():
+    for text in ["12345678901234567890.5", "1e-320", "1.7976931348623157e308", "2.2250738585072011e-308", "9007199254740993"]:
+        frame = parse_trec(f"q Q0 d 1 {text} run\n".encode(), RUN_FORMAT)
+        assert struct.pack("<d", frame["score"][0]) == struct.pack("<d", float(text)), text
+    assert math.isinf(parse_trec(b"q Q0 d 1 1e400 run\n", RUN_FORMAT)["score"][0])
