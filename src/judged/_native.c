@@ -1,13 +1,15 @@
-/* judged._native: the two hot loops of evaluating a large run, in C.
+/* judged._native: the hot loops of evaluating a large run, in C.
  *
  * parse_trec: split a TREC run or qrels text into Arrow string-view columns
  *   (qid, docid) and a value column (score or grade), on every core. It takes
  *   only what the strict Python parser would read the same way and returns
  *   None for anything else (a short line, an odd byte, an unusual number), so
  *   the strict parser decides every doubtful case and names the line.
- * scan_blocks: for a run grouped by query, the first row repeating a docid
+ * scan_queries: for a run grouped by query, the first row repeating a docid
  *   of its query and, given the judgments of each query, the judgment row of
  *   every run row, matched exactly on the docid bytes.
+ * order_tied: the rows of each group of tied scores in rank order (by grade
+ *   for the worst and best cases, then docid descending as trec_eval).
  *
  * Views follow the Arrow columnar format's Utf8View layout: 16 bytes a value,
  * a 32-bit length, then the bytes inline when they fit in 12, else a 4-byte
@@ -716,7 +718,11 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
     }
     int64_t blocks = offsets.len / 8 - 1, rows = run_view.len / VIEW;
     const int64_t *offset = offsets.buf;
-    if (blocks < 0 || (blocks >= 0 && offset[blocks] > rows)) {
+    int ordered = blocks >= 0 && offset[0] == 0 && offset[blocks] == rows;
+    for (int64_t b = 0; ordered && b < blocks; b++) {
+        ordered = offset[b] <= offset[b + 1];
+    }
+    if (!ordered) { /* every row belongs to exactly one query: each gets its match written */
         PyErr_SetString(PyExc_ValueError, "scan_queries: offsets do not fit the views");
         goto done;
     }
@@ -744,7 +750,6 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
         if (!matches) {
             goto done;
         }
-        memset(PyByteArray_AS_STRING(matches), 0xff, (size_t)rows * 8);
     }
     if (threads < 1) {
         threads = 1;
@@ -807,6 +812,113 @@ done:
     return result;
 }
 
+/* ---- tied groups ------------------------------------------------------------------------------- */
+
+typedef struct {
+    const Strings *strings;
+    const int32_t *grades; /* NULL: by docid alone */
+    int best;              /* grades descending (best case), else ascending (worst case) */
+    int bad;
+} TieOrder;
+
+typedef struct {
+    int64_t row;
+    int32_t grade;
+    int32_t length;
+    const uint8_t *bytes;
+} Tied;
+
+/* Docids compare as polars compares strings: bytewise, a prefix first. */
+static int compare_bytes(const Tied *a, const Tied *b) {
+    int32_t shorter = a->length < b->length ? a->length : b->length;
+    int c = memcmp(a->bytes, b->bytes, (size_t)shorter);
+    return c ? c : (a->length > b->length) - (a->length < b->length);
+}
+
+static int compare_tied(const void *left, const void *right, void *context) {
+    const TieOrder *order = context;
+    const Tied *a = left, *b = right;
+    if (order->grades && a->grade != b->grade) {
+        return (a->grade < b->grade) == !order->best ? -1 : 1;
+    }
+    return -compare_bytes(a, b); /* docid descending, as trec_eval breaks ties */
+}
+
+static PyObject *order_tied(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *views_object, *buffers_object, *members_object, *opens_object, *grades_object;
+    int best;
+    if (!PyArg_ParseTuple(args, "OOOOOp", &views_object, &buffers_object, &members_object, &opens_object,
+                          &grades_object, &best)) {
+        return NULL;
+    }
+    Py_buffer views = {0}, members = {0}, opens = {0}, grades = {0};
+    Py_buffer *data = NULL;
+    Strings strings = {0};
+    Tied *items = NULL;
+    PyObject *result = NULL;
+    if (!strings_from(views_object, buffers_object, &views, &data, &strings) ||
+        PyObject_GetBuffer(members_object, &members, PyBUF_SIMPLE) < 0 ||
+        PyObject_GetBuffer(opens_object, &opens, PyBUF_SIMPLE) < 0 ||
+        (grades_object != Py_None && PyObject_GetBuffer(grades_object, &grades, PyBUF_SIMPLE) < 0)) {
+        goto done;
+    }
+    int64_t count = members.len / 8, rows = views.len / VIEW;
+    const int64_t *member = members.buf;
+    const uint8_t *open = opens.buf;
+    int fits = opens.len == count && (!grades.obj || grades.len / 4 == rows);
+    for (int64_t i = 0; fits && i < count; i++) {
+        fits = member[i] >= 0 && member[i] < rows;
+    }
+    if (!fits) {
+        PyErr_SetString(PyExc_ValueError, "order_tied: members, group starts and grades do not fit the views");
+        goto done;
+    }
+    items = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Tied));
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8));
+    if (!items || !result) {
+        Py_CLEAR(result);
+        if (!items) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    TieOrder order = {&strings, grades.obj ? grades.buf : NULL, best, 0};
+    int64_t *out = (int64_t *)PyByteArray_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < count && !order.bad; i++) {
+        items[i].row = member[i];
+        items[i].grade = order.grades ? order.grades[member[i]] : 0;
+        items[i].bytes = string_at(&strings, member[i], &items[i].length);
+        order.bad |= items[i].bytes == NULL;
+    }
+    for (int64_t start = 0; start < count && !order.bad;) {
+        int64_t stop = start + 1;
+        while (stop < count && !open[stop]) {
+            stop++;
+        }
+        qsort_r(items + start, (size_t)(stop - start), sizeof(Tied), compare_tied, &order);
+        start = stop;
+    }
+    for (int64_t i = 0; i < count; i++) {
+        out[i] = items[i].row;
+    }
+    Py_END_ALLOW_THREADS
+    if (order.bad) {
+        Py_CLEAR(result);
+        PyErr_SetString(PyExc_ValueError, "order_tied: a string view points outside its buffers");
+    }
+done:
+    PyMem_Free(items);
+    strings_release(&views, data, &strings);
+    for (Py_buffer *b = &members; b; b = b == &members ? &opens : b == &opens ? &grades : NULL) {
+        if (b->obj) {
+            PyBuffer_Release(b);
+        }
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
      "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads) -> "
@@ -815,6 +927,8 @@ static PyMethodDef methods[] = {
      "scan_queries(views, buffers, offsets, judged_views, judged_buffers, judged_rows, starts, ends, repeats, "
      "threads) -> "
      "(first repeated row or -1, judgment row of each run row or None)."},
+    {"order_tied", order_tied, METH_VARARGS,
+     "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},
 };
 

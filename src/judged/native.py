@@ -104,6 +104,18 @@ def match_judgments(
     return np.frombuffer(matches, dtype=np.int64)
 
 
+def order_tied(
+    docids: pl.Series, members: np.ndarray, opens: np.ndarray, grades: np.ndarray | None, best: bool
+) -> np.ndarray:
+    """The rows of each tied group in rank order: by grade when ``grades`` is given (descending when
+    ``best``, else ascending), then docid descending by bytes. ``members`` lists the groups' rows, group
+    after group; ``opens[i]`` marks the first row of a group."""
+    views, buffers = string_views(docids)
+    grades = None if grades is None else np.ascontiguousarray(grades, dtype=np.int32)
+    rows = _native.order_tied(views, buffers, _int64(members), np.ascontiguousarray(opens, dtype=bool), grades, best)
+    return np.frombuffer(rows, dtype=np.int64)
+
+
 def string_views(series: pl.Series) -> tuple[memoryview, list]:
     """The 16-byte views of a String series and the buffers they point into, without copying."""
     array = series.to_arrow(compat_level=pl.CompatLevel.newest())

@@ -27,7 +27,7 @@ import numpy as np
 import polars as pl
 
 from judged.inputs import Qrels, Run
-from judged.native import match_judgments
+from judged.native import match_judgments, order_tied
 from judged.view import RankedView, Top
 
 
@@ -209,13 +209,7 @@ def _tied_order(
     members = np.flatnonzero(in_group)
     opens = members == 0
     opens[~opens] = ~tie[members[~opens] - 1]  # a member opens a group unless tied to the row before it
-    keys = pl.DataFrame({"group": np.cumsum(opens), "row": members, "docid": docids.gather(members)})
-    if ties in ("worst", "best"):
-        keys = keys.with_columns(grade=grade[members])
-        ranked = keys.sort(["group", "grade", "docid"], descending=[False, ties == "best", True])
-    else:
-        ranked = keys.sort(["group", "docid"], descending=[False, True])
-    return members, ranked["row"].to_numpy()
+    return members, order_tied(docids, members, opens, grade if ties in ("worst", "best") else None, ties == "best")
 
 
 def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str) -> np.ndarray:

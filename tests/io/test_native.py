@@ -17,7 +17,7 @@ from judged import _native
 from judged.errors import InputError
 from judged.inputs import Qrels, Run
 from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict
-from judged.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, parse_trec
+from judged.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, order_tied, parse_trec
 from judged.ranking import _matched_by_pair, _matched_by_query
 
 # Field text drawn to hit every rule the native parser must agree with the strict one on: long strings
@@ -205,3 +205,25 @@ def test_scores_past_the_fast_path_still_round_correctly():
         frame = parse_trec(f"q Q0 d 1 {text} run\n".encode(), RUN_FORMAT)
         assert struct.pack("<d", frame["score"][0]) == struct.pack("<d", float(text)), text
     assert math.isinf(parse_trec(b"q Q0 d 1 1e400 run\n", RUN_FORMAT)["score"][0])
+
+
+@given(
+    st.lists(st.lists(st.tuples(_DOCIDS | st.text(alphabet="ab\u00e9\U0001f600", max_size=14), st.integers(-1, 3)),
+                      min_size=1, max_size=5, unique_by=lambda t: t[0]), max_size=6),
+    st.sampled_from([None, "worst", "best"]),
+)
+def test_tied_groups_are_ordered_as_a_sort_by_grade_then_docid_bytes_descending(groups, rule):
+    docids = pl.Series([d for group in groups for d, _ in group], dtype=pl.String)
+    grades = np.array([g for group in groups for _, g in group], dtype=np.int32)
+    members = np.arange(len(docids))
+    opens = np.array([i == 0 for group in groups for i in range(len(group))], dtype=bool)
+    rows = order_tied(docids, members, opens, None if rule is None else grades, rule == "best")
+    expected, start = [], 0
+    for group in groups:
+        rows_of_group = range(start, start + len(group))
+        by_docid = sorted(rows_of_group, key=lambda r: docids[r].encode(), reverse=True)
+        if rule is not None:  # stable: docid descending within each grade
+            by_docid = sorted(by_docid, key=lambda r: -grades[r] if rule == "best" else grades[r])
+        expected += by_docid
+        start += len(group)
+    assert rows.tolist() == expected
