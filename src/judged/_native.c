@@ -211,7 +211,7 @@ typedef struct {
 typedef struct {
     const Format *format;
     const uint8_t *begin, *end; /* whole lines */
-    int64_t first_row, rows;
+    int64_t first_row, rows; /* the chunk's first output row; its line count, then the rows it parsed */
     int32_t buffer_index;
     uint8_t *qid_views, *docid_views, *values; /* the whole output columns */
     uint8_t *data;                             /* this chunk's strings longer than INLINE */
@@ -237,27 +237,29 @@ static const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
     return newline ? newline : end;
 }
 
-/* Whether a line holds data: not a comment (a '#' first) and not blank. */
-static int is_data(const uint8_t *p, const uint8_t *stop) {
-    if (p < stop && *p == '#') {
-        return 0;
-    }
-    for (; p < stop; p++) {
-        if (byte_class[*p] != SEPARATOR) {
-            return 1;
+/* An upper bound on the chunk's data lines: its line count (comments and blank lines included, so
+ * the rows parsed may be fewer). Line ends are counted eight bytes at a time: in word ^ "\n\n...", a
+ * zero byte is one whose low seven bits carry nothing into its clear top bit; each such byte adds 1
+ * to its lane of a sum that is folded before any lane can pass 255. */
+static void count_lines(Chunk *chunk) {
+    const uint64_t lows = 0x7F7F7F7F7F7F7F7FULL, newlines = 0x0A0A0A0A0A0A0A0AULL;
+    const uint64_t pairs = 0x00FF00FF00FF00FFULL, fold = 0x0001000100010001ULL;
+    const uint8_t *s = chunk->begin, *end = chunk->end;
+    int64_t lines = 0;
+    while (end - s >= 8) {
+        uint64_t lanes = 0;
+        for (int k = 0; k < 255 && end - s >= 8; k++, s += 8) {
+            uint64_t word;
+            memcpy(&word, s, 8);
+            word ^= newlines;
+            lanes += (~(((word & lows) + lows) | word) & ~lows) >> 7;
         }
+        lines += (int64_t)((((lanes & pairs) + ((lanes >> 8) & pairs)) * fold) >> 48);
     }
-    return 0;
-}
-
-static void count_rows(Chunk *chunk) {
-    int64_t rows = 0;
-    for (const uint8_t *p = chunk->begin; p < chunk->end;) {
-        const uint8_t *stop = line_end(p, chunk->end);
-        rows += is_data(p, stop);
-        p = stop + 1;
+    for (; s < end; s++) {
+        lines += *s == '\n';
     }
-    chunk->rows = rows;
+    chunk->rows = lines + (chunk->end > chunk->begin && chunk->end[-1] != '\n');
 }
 
 static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
@@ -290,38 +292,65 @@ static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
 
 #define MAX_KEPT 8
 
+/* The first byte at or after s that cannot be inside a token (a separator, the line's end or an odd
+ * byte), setting *high when a non-ASCII byte was passed. Eight bytes at a time while eight remain: in
+ * a little-endian word, the lowest byte flagged by the borrow trick is exactly the first below 0x21. */
+static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
+    while (end - s >= 8) {
+        uint64_t word;
+        memcpy(&word, s, 8);
+        uint64_t flagged = (((word - 0x21 * ones) & ~word) | word) & tops;
+        if (!flagged) {
+            s += 8;
+            continue;
+        }
+        s += __builtin_ctzll(flagged) >> 3;
+        if (*s < 0x80) {
+            return s;
+        }
+        *high = 1;
+        s++;
+    }
+#endif
+    for (; s < end; s++) {
+        uint8_t kind = byte_class[*s];
+        if (kind != TOKEN && kind != HIGH) {
+            break;
+        }
+        *high |= kind == HIGH;
+    }
+    return s;
+}
+
 static void parse_chunk(Chunk *chunk) {
     const Format *format = chunk->format;
+    const uint8_t *end = chunk->end, *kept = chunk->begin;
     int64_t row = chunk->first_row;
-    const uint8_t *kept = chunk->begin;
-    for (const uint8_t *p = chunk->begin; p < chunk->end;) {
-        const uint8_t *stop = line_end(p, chunk->end);
+    for (const uint8_t *p = chunk->begin; p < end;) {
         if (chunk->release && (size_t)(p - kept) >= RELEASE_STEP) {
             release_pages(kept, p);
             kept = p;
         }
-        if (!is_data(p, stop)) {
-            p = stop + 1;
+        if (*p == '#') {
+            p = line_end(p, end) + 1;
             continue;
         }
         const uint8_t *start[MAX_KEPT];
         size_t length[MAX_KEPT];
         int fields = 0, high = 0;
         const uint8_t *q = p;
-        while (q < stop) {
-            while (q < stop && byte_class[*q] == SEPARATOR) {
+        for (;;) {
+            while (q < end && byte_class[*q] == SEPARATOR) {
                 q++;
             }
-            if (q == stop) {
+            if (q == end || *q == '\n') {
                 break;
             }
             const uint8_t *token = q;
-            uint8_t kind;
-            while (q < stop && ((kind = byte_class[*q]) == TOKEN || kind == HIGH)) {
-                high |= kind == HIGH;
-                q++;
-            }
-            if (q < stop && byte_class[*q] == ODD) {
+            q = token_end(q, end, &high);
+            if (q < end && byte_class[*q] == ODD) {
                 chunk->failed = 1;
                 return;
             }
@@ -331,8 +360,12 @@ static void parse_chunk(Chunk *chunk) {
             }
             fields++;
         }
+        if (fields == 0) { /* a blank line */
+            p = q + 1;
+            continue;
+        }
         if (fields < format->min_fields || (format->max_fields && fields > format->max_fields) ||
-            (high && !plain_utf8(p, stop))) {
+            (high && !plain_utf8(p, q))) {
             chunk->failed = 1;
             return;
         }
@@ -345,8 +378,9 @@ static void parse_chunk(Chunk *chunk) {
             return;
         }
         row++;
-        p = stop + 1;
+        p = q + 1;
     }
+    chunk->rows = row - chunk->first_row;
 }
 
 typedef struct {
@@ -437,7 +471,7 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
         chunks[i] = (Chunk){.format = &format, .begin = p, .end = stop, .buffer_index = i, .release = release};
         p = stop;
     }
-    for_each_chunk(chunks, count, threads, count_rows);
+    for_each_chunk(chunks, count, threads, count_lines);
     int64_t rows = 0;
     for (int i = 0; i < count; i++) {
         chunks[i].first_row = rows;
@@ -461,6 +495,23 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
     }
     if (failed) {
         result = Py_NewRef(Py_None);
+        goto done;
+    }
+    rows = 0; /* close the gaps that comments and blank lines left after each chunk's rows */
+    for (int i = 0; i < count; i++) {
+        if (chunks[i].first_row != rows) {
+            memmove(chunks[i].qid_views + VIEW * rows, chunks[i].qid_views + VIEW * chunks[i].first_row,
+                    (size_t)chunks[i].rows * VIEW);
+            memmove(chunks[i].docid_views + VIEW * rows, chunks[i].docid_views + VIEW * chunks[i].first_row,
+                    (size_t)chunks[i].rows * VIEW);
+            memmove(chunks[i].values + 8 * rows, chunks[i].values + 8 * chunks[i].first_row,
+                    (size_t)chunks[i].rows * 8);
+        }
+        rows += chunks[i].rows;
+    }
+    if (PyByteArray_Resize(qids, (Py_ssize_t)(rows * VIEW)) < 0 ||
+        PyByteArray_Resize(docids, (Py_ssize_t)(rows * VIEW)) < 0 ||
+        PyByteArray_Resize(values, (Py_ssize_t)(rows * 8)) < 0) {
         goto done;
     }
     buffers = PyList_New(count);

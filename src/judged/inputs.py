@@ -20,8 +20,10 @@ unjudged.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
@@ -37,19 +39,50 @@ QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
 
 @dataclass(frozen=True)
 class Source:
-    """Where an input came from: path, format and the sha256 of its bytes."""
+    """Where an input came from: path, format and the sha256 of its bytes.
+
+    The digest may still be in the making on a background thread (a large
+    run is hashed while it is validated and ranked); :attr:`sha256` waits for it.
+
+    >>> Source("run.txt", "trec", "ab" * 32).sha256 == "ab" * 32
+    True
+    """
 
     path: str
     format: str
-    sha256: str
+    digest: str | Future = field(repr=False)
+
+    @property
+    def sha256(self) -> str:
+        """The hex sha256 of the input's bytes."""
+        return self.digest if isinstance(self.digest, str) else self.digest.result()
 
     @classmethod
     def of_file(cls, path: str | Path, format: str) -> Source:
-        digest = hashlib.sha256()
         with open(path, "rb") as handle:
-            while chunk := handle.read(1 << 22):
-                digest.update(chunk)
-        return cls(str(path), format, digest.hexdigest())
+            return cls(str(path), format, sha256_of(os.dup(handle.fileno())))
+
+    @classmethod
+    def hashing(cls, path: str | Path, format: str, handle) -> Source:
+        """A Source whose digest is taken on a background thread from a duplicate of ``handle``'s descriptor."""
+        return cls(str(path), format, _HASHING.submit(sha256_of, os.dup(handle.fileno())))
+
+
+_HASHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judged-sha256")
+
+
+def sha256_of(descriptor: int) -> str:
+    """The hex sha256 of a file's bytes, read by position from ``descriptor`` (which this closes)."""
+    digest = hashlib.sha256()
+    piece = bytearray(1 << 22)
+    offset = 0
+    try:
+        while read := os.preadv(descriptor, [piece], offset):
+            digest.update(memoryview(piece)[:read])
+            offset += read
+    finally:
+        os.close(descriptor)
+    return digest.hexdigest()
 
 
 class RowProblem(Exception):

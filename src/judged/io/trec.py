@@ -15,11 +15,9 @@ four fields.
 from __future__ import annotations
 
 import gzip
-import hashlib
 import math
 import mmap
 import os
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import polars as pl
@@ -90,21 +88,20 @@ def _run_tag(path: str) -> str | None:
 def _fast(path: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None]:
     """The file's :class:`Source` and, when the native parser takes every line, its frame (else ``None``).
 
-    A plain file is mapped into memory, not copied; a gzip file is inflated
-    in memory. Its sha256 is taken on a second thread while the file is parsed.
+    A plain file is mapped into memory, not copied; a gzip file is inflated in
+    memory. The file is hashed on a background thread once it is parsed (the
+    parser has every core until then), while it is validated and ranked.
     """
     with open(path, "rb") as handle:
         if os.fstat(handle.fileno()).st_size == 0:
-            return Source(path, "trec", hashlib.sha256().hexdigest()), None
-        if handle.read(2) == _GZIP_MAGIC:
+            frame = None
+        elif handle.read(2) == _GZIP_MAGIC:
             handle.seek(0)
-            packed = handle.read()
-            return Source(path, "trec", hashlib.sha256(packed).hexdigest()), _inflated_frame(packed, form)
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
-            with ThreadPoolExecutor(max_workers=1) as pool:
-                digest = pool.submit(_sha256, text)
-                frame = parse_trec(text, form, mapped=True)
-                return Source(path, "trec", digest.result()), _with_rows(frame)
+            frame = _inflated_frame(handle.read(), form)
+        else:
+            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
+                frame = _with_rows(parse_trec(text, form, mapped=True))
+        return Source.hashing(path, "trec", handle), frame
 
 
 def _inflated_frame(packed: bytes, form: TrecFormat) -> pl.DataFrame | None:
@@ -117,15 +114,6 @@ def _inflated_frame(packed: bytes, form: TrecFormat) -> pl.DataFrame | None:
 def _with_rows(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     """``frame`` unless it has no rows (the strict reader then names the problem)."""
     return frame if frame is not None and frame.height else None
-
-
-def _sha256(text: mmap.mmap) -> str:
-    digest = hashlib.sha256()
-    with memoryview(text) as whole:
-        for start in range(0, len(whole), 1 << 22):
-            with whole[start : start + (1 << 22)] as piece:
-                digest.update(piece)
-    return digest.hexdigest()
 
 
 def _last_data_line(path: str) -> str | None:
