@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import Future
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
@@ -37,20 +38,21 @@ RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
 QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False, repr=False)
 class Source:
     """Where an input came from: path, format and the sha256 of its bytes.
 
     The digest may still be in the making on a background thread (a large
-    run is hashed while it is validated and ranked); :attr:`sha256` waits for it.
+    run is hashed while it is validated and ranked); :attr:`sha256` waits for
+    it, and so do comparison, hashing, ``repr`` and pickling.
 
-    >>> Source("run.txt", "trec", "ab" * 32).sha256 == "ab" * 32
+    >>> Source("run.txt", "trec", "ab" * 32) == Source("run.txt", "trec", "ab" * 32)
     True
     """
 
     path: str
     format: str
-    digest: str | Future = field(repr=False)
+    digest: str | Future
 
     @property
     def sha256(self) -> str:
@@ -64,11 +66,35 @@ class Source:
 
     @classmethod
     def hashing(cls, path: str | Path, format: str, handle) -> Source:
-        """A Source whose digest is taken on a background thread from a duplicate of ``handle``'s descriptor."""
-        return cls(str(path), format, _HASHING.submit(sha256_of, os.dup(handle.fileno())))
+        """A Source whose digest is taken on a new background thread from a duplicate of ``handle``'s descriptor.
 
+        A thread of its own, not a pool's: a pool's idle worker would not survive a fork.
+        """
+        descriptor, digest = os.dup(handle.fileno()), Future()
 
-_HASHING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judged-sha256")
+        def work() -> None:
+            try:
+                digest.set_result(sha256_of(descriptor))
+            except BaseException as error:  # handed to whoever asks for the digest
+                digest.set_exception(error)
+
+        threading.Thread(target=work, name="judged-sha256", daemon=True).start()
+        return cls(str(path), format, digest)
+
+    def _key(self) -> tuple[str, str, str]:
+        return self.path, self.format, self.sha256
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Source) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Source(path={self.path!r}, format={self.format!r}, sha256={self.sha256!r})"
+
+    def __reduce__(self):
+        return Source, self._key()
 
 
 def sha256_of(descriptor: int) -> str:

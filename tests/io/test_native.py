@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from judged import _native
 from judged.errors import InputError
 from judged.inputs import Qrels, Run
-from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict
+from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict, read_trec_run
 from judged.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, order_tied, parse_trec
 from judged.ranking import _matched_by_pair, _matched_by_query
 
@@ -227,3 +227,21 @@ def test_tied_groups_are_ordered_as_a_sort_by_grade_then_docid_bytes_descending(
         expected += by_docid
         start += len(group)
     assert rows.tolist() == expected
+
+
+def _digest_in_child(path: str) -> str:
+    return read_trec_run(path).source.sha256
+
+
+def test_the_digest_taken_in_the_background_is_the_files_sha256_in_a_forked_child_and_after_pickling(tmp_path):
+    import hashlib
+    import multiprocessing
+    import pickle
+
+    path = tmp_path / "run.txt"
+    path.write_bytes(_big_run(2_000, 3))
+    source = read_trec_run(str(path)).source  # the parent has hashed on a thread of its own before forking
+    assert source.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply_async(_digest_in_child, (str(path),)).get(timeout=60) == source.sha256
+    assert pickle.loads(pickle.dumps(source)) == source and "sha256=" in repr(source)
