@@ -650,12 +650,29 @@ typedef struct {
     const int64_t *offsets;          /* rows of query b: offsets[b] .. offsets[b + 1] */
     const int64_t *judged_rows;      /* judgment rows grouped by query, or NULL */
     const int64_t *starts, *ends;    /* query b's judgments: judged_rows[starts[b]] .. [ends[b] - 1] */
-    int64_t *matches;                /* out: the judgment row of each run row, -1 when unjudged */
+    int joining;                     /* whether to match the run rows to the judgments */
     int64_t first_block, last_block; /* this share's queries */
     int64_t repeated;                /* out: the first row repeating a docid of its query, else -1 */
     int repeats;                     /* whether to look for repeated docids */
     int bad;
+    int64_t *pairs;                  /* out: (run row, judgment row) of each match, in run order */
+    size_t matched, capacity;
 } Scan;
+
+static int add_pair(Scan *scan, int64_t row, int64_t judged_row) {
+    if (scan->matched == scan->capacity) {
+        size_t capacity = scan->capacity ? scan->capacity * 2 : 4096;
+        int64_t *grown = realloc(scan->pairs, capacity * 2 * sizeof(int64_t));
+        if (!grown) {
+            return 0;
+        }
+        scan->pairs = grown, scan->capacity = capacity;
+    }
+    scan->pairs[2 * scan->matched] = row;
+    scan->pairs[2 * scan->matched + 1] = judged_row;
+    scan->matched++;
+    return 1;
+}
 
 static void *scan_share(void *arg) {
     Scan *scan = arg;
@@ -668,8 +685,11 @@ static void *scan_share(void *arg) {
             scan->bad = 1;
             break;
         }
-        int64_t judged_count = scan->matches ? scan->ends[b] - scan->starts[b] : 0;
-        if (scan->matches && !table_reset(&judged, judged_count)) {
+        int64_t judged_count = scan->joining ? scan->ends[b] - scan->starts[b] : 0;
+        if (!check && judged_count == 0) {
+            continue;
+        }
+        if (judged_count && !table_reset(&judged, judged_count)) {
             scan->bad = 1;
             break;
         }
@@ -695,8 +715,11 @@ static void *scan_share(void *arg) {
                 scan->repeated = row;
                 check = 0;
             }
-            if (scan->matches) {
-                scan->matches[row] = judged_count ? table_find(&judged, scan->judged, s, n, h, row, 0, &scan->bad) : -1;
+            if (judged_count) {
+                int64_t judged_row = table_find(&judged, scan->judged, s, n, h, row, 0, &scan->bad);
+                if (judged_row >= 0 && !add_pair(scan, row, judged_row)) {
+                    scan->bad = 1;
+                }
             } else if (!check) {
                 break; /* nothing to match, and a repeat was found */
             }
@@ -762,7 +785,9 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
     Py_buffer run_view = {0}, judged_view = {0}, offsets = {0}, judged_rows = {0}, starts = {0}, ends = {0};
     Py_buffer *run_data = NULL, *judged_data = NULL;
     Strings run = {0}, judged = {0};
-    PyObject *matches = NULL, *result = NULL;
+    PyObject *rows_out = NULL, *judged_out = NULL, *result = NULL;
+    Scan scans[64];
+    int scanned = 0;
     if (!strings_from(run_views, run_buffers, &run_view, &run_data, &run) ||
         PyObject_GetBuffer(offsets_object, &offsets, PyBUF_SIMPLE) < 0) {
         goto done;
@@ -797,10 +822,6 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_ValueError, "scan_queries: judgment ranges do not fit");
             goto done;
         }
-        matches = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-        if (!matches) {
-            goto done;
-        }
     }
     if (threads < 1) {
         threads = 1;
@@ -808,7 +829,6 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
     if (threads > 64) {
         threads = 64;
     }
-    Scan scans[64];
     int64_t share = 0;
     for (int t = 0; t < threads; t++) { /* contiguous queries of about equal rows */
         int64_t goal = (offset[blocks] * (t + 1)) / threads, last = share;
@@ -818,10 +838,11 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
         if (t == threads - 1) {
             last = blocks;
         }
-        scans[t] = (Scan){&run, &judged, offset, judged_rows.buf, starts.buf, ends.buf,
-                          matches ? (int64_t *)PyByteArray_AS_STRING(matches) : NULL, share, last, -1, repeats, 0};
+        scans[t] = (Scan){&run, &judged, offset, judged_rows.buf, starts.buf, ends.buf, joining, share, last, -1,
+                          repeats, 0, NULL, 0, 0};
         share = last;
     }
+    scanned = threads;
     pthread_t ids[64];
     int started[64] = {0};
     Py_BEGIN_ALLOW_THREADS
@@ -838,10 +859,11 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
-    int64_t repeated = -1;
+    int64_t repeated = -1, matched = 0;
     int bad = 0;
     for (int t = 0; t < threads; t++) {
         bad |= scans[t].bad;
+        matched += (int64_t)scans[t].matched;
         if (repeated < 0 && scans[t].repeated >= 0) {
             repeated = scans[t].repeated;
         }
@@ -850,9 +872,27 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "scan_queries: a string view points outside its buffers");
         goto done;
     }
-    result = Py_BuildValue("(LO)", (long long)repeated, matches ? matches : Py_None);
+    if (joining) { /* the shares hold consecutive queries: their matches, one after another, are in run order */
+        rows_out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(matched * 8));
+        judged_out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(matched * 8));
+        if (!rows_out || !judged_out) {
+            goto done;
+        }
+        int64_t *row_of = (int64_t *)PyByteArray_AS_STRING(rows_out), *judged_of = (int64_t *)PyByteArray_AS_STRING(judged_out);
+        for (int t = 0, k = 0; t < threads; t++) {
+            for (size_t i = 0; i < scans[t].matched; i++, k++) {
+                row_of[k] = scans[t].pairs[2 * i];
+                judged_of[k] = scans[t].pairs[2 * i + 1];
+            }
+        }
+    }
+    result = Py_BuildValue("(LOO)", (long long)repeated, rows_out ? rows_out : Py_None, judged_out ? judged_out : Py_None);
 done:
-    Py_XDECREF(matches);
+    for (int t = 0; t < scanned; t++) {
+        free(scans[t].pairs);
+    }
+    Py_XDECREF(rows_out);
+    Py_XDECREF(judged_out);
     strings_release(&run_view, run_data, &run);
     strings_release(&judged_view, judged_data, &judged);
     for (Py_buffer *b = &offsets; b; b = b == &offsets ? &judged_rows : b == &judged_rows ? &starts : b == &starts ? &ends : NULL) {
@@ -977,7 +1017,7 @@ static PyMethodDef methods[] = {
     {"scan_queries", scan_queries, METH_VARARGS,
      "scan_queries(views, buffers, offsets, judged_views, judged_buffers, judged_rows, starts, ends, repeats, "
      "threads) -> "
-     "(first repeated row or -1, judgment row of each run row or None)."},
+     "(first repeated row or -1, matched run rows, their judgment rows (both None unless matching))."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

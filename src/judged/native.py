@@ -67,7 +67,7 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
 def first_repeated_row(docids: pl.Series, offsets: np.ndarray) -> int | None:
     """The first row whose docid already appeared among rows ``offsets[b]:offsets[b + 1]`` of its query ``b``."""
     views, buffers = string_views(docids)
-    repeated, _ = _native.scan_queries(
+    repeated, _, _ = _native.scan_queries(
         views, buffers, _int64(offsets), None, None, None, None, None, True, pl.thread_pool_size()
     )
     return None if repeated < 0 else repeated
@@ -80,15 +80,16 @@ def match_judgments(
     judged_rows: np.ndarray,
     starts: np.ndarray,
     ends: np.ndarray,
-) -> np.ndarray:
-    """The judgment row of each run row (-1 where unjudged), matched exactly on docid within each query.
+) -> tuple[np.ndarray, np.ndarray]:
+    """The run rows that have a judgment, ascending, and the row of that judgment; matched exactly on docid
+    within each query.
 
     Query ``b``'s run rows are ``offsets[b]:offsets[b + 1]``; its judgments are
     rows ``judged_rows[starts[b]:ends[b]]`` of ``judged_docids``.
     """
     views, buffers = string_views(docids)
     judged_views, judged_buffers = string_views(judged_docids)
-    _, matches = _native.scan_queries(
+    _, rows, judged = _native.scan_queries(
         views,
         buffers,
         _int64(offsets),
@@ -100,7 +101,7 @@ def match_judgments(
         False,
         pl.thread_pool_size(),
     )
-    return np.frombuffer(matches, dtype=np.int64)
+    return np.frombuffer(rows, dtype=np.int64), np.frombuffer(judged, dtype=np.int64)
 
 
 def order_tied(

@@ -131,7 +131,7 @@ def _matched_by_query(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     lookup = pl.DataFrame({"qid": runs.struct.field("value"), "start": ends - lengths, "end": ends})
     block_qids, block_lengths = run.blocks
     ranges = pl.DataFrame({"qid": block_qids}).join(lookup, on="qid", how="left", maintain_order="left").fill_null(0)
-    matches = match_judgments(
+    return match_judgments(
         run.frame["docid"],
         _offsets(block_lengths),
         qrels.frame["docid"],
@@ -139,8 +139,6 @@ def _matched_by_query(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
         ranges["start"].to_numpy(),
         ranges["end"].to_numpy(),
     )
-    rows = np.flatnonzero(matches >= 0)
-    return rows, matches[rows]
 
 
 def _matched_by_pair(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
