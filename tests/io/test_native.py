@@ -245,3 +245,11 @@ def test_the_digest_taken_in_the_background_is_the_files_sha256_in_a_forked_chil
     with multiprocessing.get_context("fork").Pool(1) as pool:
         assert pool.apply_async(_digest_in_child, (str(path),)).get(timeout=60) == source.sha256
     assert pickle.loads(pickle.dumps(source)) == source and "sha256=" in repr(source)
+
+
+@settings(max_examples=300)
+@given(st.binary(max_size=300), st.integers(1, 4))
+def test_any_bytes_give_a_frame_or_none_on_any_number_of_threads(text, threads):
+    for value_field, least, most, integer in ((4, 6, 0, False), (3, 4, 4, True)):
+        parsed = _native.parse_trec(text, value_field, least, most, integer, False, threads)
+        assert parsed is None or parsed[0] == len(parsed[1]) // 16 == len(parsed[3]) // 8
