@@ -18,6 +18,9 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <locale.h>
+#ifdef __APPLE__
+#include <xlocale.h> /* strtod_l */
+#endif
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -926,13 +929,36 @@ static int compare_bytes(const Tied *a, const Tied *b) {
     return c ? c : (a->length > b->length) - (a->length < b->length);
 }
 
-static int compare_tied(const void *left, const void *right, void *context) {
-    const TieOrder *order = context;
-    const Tied *a = left, *b = right;
+static int compare_tied(const Tied *a, const Tied *b, const TieOrder *order) {
     if (order->grades && a->grade != b->grade) {
         return (a->grade < b->grade) == !order->best ? -1 : 1;
     }
     return -compare_bytes(a, b); /* docid descending, as trec_eval breaks ties */
+}
+
+/* A merge sort (insertion sort for the small groups that are the rule): portable, unlike qsort_r. */
+static void sort_tied(Tied *items, Tied *scratch, int64_t n, const TieOrder *order) {
+    if (n <= 16) {
+        for (int64_t i = 1; i < n; i++) {
+            Tied item = items[i];
+            int64_t j = i;
+            for (; j > 0 && compare_tied(&items[j - 1], &item, order) > 0; j--) {
+                items[j] = items[j - 1];
+            }
+            items[j] = item;
+        }
+        return;
+    }
+    int64_t half = n / 2, left = 0, right = half, k = 0;
+    sort_tied(items, scratch, half, order);
+    sort_tied(items + half, scratch, n - half, order);
+    while (left < half && right < n) {
+        scratch[k++] = compare_tied(&items[right], &items[left], order) < 0 ? items[right++] : items[left++];
+    }
+    while (left < half) {
+        scratch[k++] = items[left++];
+    }
+    memcpy(items, scratch, (size_t)k * sizeof(Tied)); /* what is left on the right is in place */
 }
 
 static PyObject *order_tied(PyObject *self, PyObject *args) {
@@ -965,7 +991,7 @@ static PyObject *order_tied(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "order_tied: members, group starts and grades do not fit the views");
         goto done;
     }
-    items = PyMem_Malloc((size_t)(count ? count : 1) * sizeof(Tied));
+    items = PyMem_Malloc((size_t)(count ? count : 1) * 2 * sizeof(Tied)); /* the items, then scratch space */
     result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(count * 8));
     if (!items || !result) {
         Py_CLEAR(result);
@@ -988,7 +1014,7 @@ static PyObject *order_tied(PyObject *self, PyObject *args) {
         while (stop < count && !open[stop]) {
             stop++;
         }
-        qsort_r(items + start, (size_t)(stop - start), sizeof(Tied), compare_tied, &order);
+        sort_tied(items + start, items + count, stop - start, &order);
         start = stop;
     }
     for (int64_t i = 0; i < count; i++) {

@@ -253,3 +253,20 @@ def test_any_bytes_give_a_frame_or_none_on_any_number_of_threads(text, threads):
     for value_field, least, most, integer in ((4, 6, 0, False), (3, 4, 4, True)):
         parsed = _native.parse_trec(text, value_field, least, most, integer, False, threads)
         assert parsed is None or parsed[0] == len(parsed[1]) // 16 == len(parsed[3]) // 8
+
+
+@pytest.mark.parametrize("rule", [None, "worst", "best"])
+def test_a_large_tied_group_is_merge_sorted_stably(rule):
+    rng = np.random.default_rng(11)
+    docids = pl.Series([f"d{rng.integers(0, 10**rng.integers(1, 18))}" for _ in range(700)]).unique(maintain_order=True)
+    grades = rng.integers(-1, 4, len(docids)).astype(np.int32)
+    opens = np.zeros(len(docids), dtype=bool)
+    opens[[0, 3, 250]] = True  # groups of 3, 247 and the rest
+    rows = order_tied(docids, np.arange(len(docids)), opens, None if rule is None else grades, rule == "best")
+    expected = []
+    for begin, end in ((0, 3), (3, 250), (250, len(docids))):
+        group = sorted(range(begin, end), key=lambda r: docids[r].encode(), reverse=True)
+        if rule is not None:
+            group = sorted(group, key=lambda r: -grades[r] if rule == "best" else grades[r])
+        expected += group
+    assert rows.tolist() == expected
