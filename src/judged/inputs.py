@@ -281,9 +281,18 @@ def _first_repeat(run: Run) -> int | None:
     return int(repeated[0]) if len(repeated) else None
 
 
+def _check_present(frame: pl.DataFrame) -> None:
+    """Raise :class:`RowProblem` at the first row missing a value (a null, from a frame or a table file)."""
+    for column in frame.columns:
+        if frame[column].null_count():
+            row = int(frame[column].is_null().arg_true()[0])
+            raise RowProblem(row, f"{column} is missing", _row_text(frame, row), f"a {column} on every row")
+
+
 def check_run(run: Run) -> None:
-    """Raise :class:`RowProblem` at the first non-finite score or repeated document of a query."""
+    """Raise :class:`RowProblem` at the first missing value, non-finite score or repeated document of a query."""
     frame = run.frame
+    _check_present(frame)
     scores = frame["score"].to_numpy()
     bad = np.flatnonzero(~np.isfinite(scores))
     if len(bad):
@@ -300,7 +309,8 @@ def check_run(run: Run) -> None:
 
 
 def dedupe_qrels(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
-    """Drop exact repeats of a judgment; raise :class:`RowProblem` on a conflicting repeat."""
+    """Drop exact repeats of a judgment; raise :class:`RowProblem` on a missing value or a conflicting repeat."""
+    _check_present(frame)
     repeated = _repeated_rows(frame, pair_hash(frame))
     if not len(repeated):
         return frame, 0

@@ -104,3 +104,12 @@ def test_three_states_of_a_judgment():
     assert r.value("NumRel") == 1
     assert r.value("P(unjudged=drop)@2") == 1 / 2  # condensed list: rel, nonrel
     assert r.value("Bpref") == 1.0
+
+
+def test_a_missing_docid_or_qid_names_the_row(tmp_path):
+    with pytest.raises(InputError, match=r"docid is missing \(row 2\)"):
+        read_run(pl.DataFrame({"qid": ["q", "q"], "docid": ["a", None], "score": [2.0, 1.0]}))
+    path = tmp_path / "qrels.csv"
+    path.write_text("qid,docid,grade\nq1,d1,1\n,d2,0\n")
+    with pytest.raises(InputError, match=r"qid is missing \(row 2\)"):
+        read_qrels(path)
