@@ -30,7 +30,8 @@
 
 #define VIEW 16
 #define INLINE 12
-#define CHUNK_BYTES ((size_t)1 << 30) /* a chunk's long strings stay below 2^31 bytes: a view's offset fits */
+#define CHUNK_BYTES ((size_t)1 << 30) /* most chunks' long strings stay below 2^31 bytes (write_view checks) */
+#define MAX_THREADS 64
 
 enum { TOKEN, SEPARATOR, NEWLINE, ODD, HIGH };
 
@@ -266,6 +267,11 @@ static void count_lines(Chunk *chunk) {
 }
 
 static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
+    /* A view holds its length and offset as int32: a line of a gigabyte or more can pass that (a chunk
+     * grows to its last line's end), and a wrapped length or offset would point at the wrong bytes. */
+    if (n > INLINE && (n > INT32_MAX || chunk->data_size > (size_t)INT32_MAX - n)) {
+        return 0;
+    }
     int32_t length = (int32_t)n;
     memset(view, 0, VIEW);
     memcpy(view, &length, 4);
@@ -330,13 +336,15 @@ static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high)
 static void parse_chunk(Chunk *chunk) {
     const Format *format = chunk->format;
     const uint8_t *end = chunk->end, *kept = chunk->begin;
-    int64_t row = chunk->first_row;
+    /* The text may change while it is read (a file mapping that another process rewrites in place, a
+     * buffer another thread fills): never write past the rows counted for this chunk. */
+    int64_t row = chunk->first_row, last_row = chunk->first_row + chunk->rows;
     for (const uint8_t *p = chunk->begin; p < end;) {
         if (chunk->release && (size_t)(p - kept) >= RELEASE_STEP) {
             release_pages(kept, p);
             kept = p;
         }
-        if (*p == '#') {
+        if (*p == '#') { /* a comment, whatever its bytes (as in trec_eval and the strict parser) */
             p = line_end(p, end) + 1;
             continue;
         }
@@ -368,7 +376,7 @@ static void parse_chunk(Chunk *chunk) {
             continue;
         }
         if (fields < format->min_fields || (format->max_fields && fields > format->max_fields) ||
-            (high && !plain_utf8(p, q))) {
+            (high && !plain_utf8(p, q)) || row == last_row) {
             chunk->failed = 1;
             return;
         }
@@ -405,11 +413,11 @@ static void for_each_chunk(Chunk *chunks, int count, int threads, void (*work)(C
     if (threads > count) {
         threads = count;
     }
-    Share shares[64];
-    pthread_t ids[64];
+    Share shares[MAX_THREADS];
+    pthread_t ids[MAX_THREADS];
     int started = 0;
-    if (threads > 64) {
-        threads = 64;
+    if (threads > MAX_THREADS) {
+        threads = MAX_THREADS;
     }
     Py_BEGIN_ALLOW_THREADS
     for (int t = 0; t < threads; t++) {
@@ -448,6 +456,9 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
         PyBuffer_Release(&text);
         PyErr_SetString(PyExc_ValueError, "parse_trec: bad format");
         return NULL;
+    }
+    if (threads > MAX_THREADS) { /* a chunk a thread: no more chunks than threads that can run them */
+        threads = MAX_THREADS;
     }
     const uint8_t *bytes = text.buf, *end = bytes + text.len;
     size_t size = (size_t)text.len;
@@ -789,7 +800,7 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
     Py_buffer *run_data = NULL, *judged_data = NULL;
     Strings run = {0}, judged = {0};
     PyObject *rows_out = NULL, *judged_out = NULL, *result = NULL;
-    Scan scans[64];
+    Scan scans[MAX_THREADS];
     int scanned = 0;
     if (!strings_from(run_views, run_buffers, &run_view, &run_data, &run) ||
         PyObject_GetBuffer(offsets_object, &offsets, PyBUF_SIMPLE) < 0) {
@@ -829,8 +840,8 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
     if (threads < 1) {
         threads = 1;
     }
-    if (threads > 64) {
-        threads = 64;
+    if (threads > MAX_THREADS) {
+        threads = MAX_THREADS;
     }
     int64_t share = 0;
     for (int t = 0; t < threads; t++) { /* contiguous queries of about equal rows */
@@ -846,8 +857,8 @@ static PyObject *scan_queries(PyObject *self, PyObject *args) {
         share = last;
     }
     scanned = threads;
-    pthread_t ids[64];
-    int started[64] = {0};
+    pthread_t ids[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
     Py_BEGIN_ALLOW_THREADS
     for (int t = 1; t < threads; t++) {
         started[t] = pthread_create(&ids[t], NULL, scan_share, &scans[t]) == 0;
@@ -1017,7 +1028,7 @@ static PyObject *order_tied(PyObject *self, PyObject *args) {
         sort_tied(items + start, items + count, stop - start, &order);
         start = stop;
     }
-    for (int64_t i = 0; i < count; i++) {
+    for (int64_t i = 0; i < count && !order.bad; i++) { /* past a bad view the items were never filled */
         out[i] = items[i].row;
     }
     Py_END_ALLOW_THREADS

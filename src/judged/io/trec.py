@@ -149,6 +149,8 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
     try:
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
+                if raw.startswith(b"#"):  # a comment, whatever its bytes: trec_eval never decodes one
+                    continue
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as err:
@@ -160,7 +162,7 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                         expected="UTF-8 text",
                     ) from None
                 fields = text.split()
-                if not fields or text.startswith("#"):
+                if not fields:
                     continue
                 if len(fields) < len(columns) or (len(fields) > len(columns) and columns is _QRELS_COLUMNS):
                     raise InputError(
