@@ -176,7 +176,8 @@ class Run:
 
     @cached_property
     def pair_keys(self) -> np.ndarray:
-        """64-bit hash of each row's (qid, docid), computed once for validation and the join."""
+        """64-bit hash of each row's (qid, docid), computed once for validation and the join of a run whose
+        queries are not contiguous (a grouped run is checked and joined query by query, without it)."""
         return pair_hash(self.frame)
 
 
