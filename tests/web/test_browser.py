@@ -204,6 +204,29 @@ def test_lead_sees_agreement_adjudicates_freezes_and_downloads_qrels_that_evalua
     assert page.errors == []
 
 
+def _route_once_applied(page, path: str, handler) -> None:
+    """Route POSTs to ``path`` to ``handler``, returning once Chromium is seen applying the route.
+
+    Chromium once let a request through right after ``page.route`` returned (a CI run of the
+    lost-connection test): HEAD probes, answered by the route itself, show it is in force.
+    """
+    probes = []
+
+    def route(request_route) -> None:
+        if request_route.request.method == "HEAD":
+            probes.append(request_route)
+            request_route.fulfill(status=204)
+        else:
+            handler(request_route)
+
+    page.route(f"**{path}", route)
+    for _ in range(50):
+        page.evaluate(f"fetch({path!r}, {{method: 'HEAD'}}).catch(() => null)")
+        if probes:
+            return
+    raise AssertionError(f"the route for {path} never applied")
+
+
 def test_a_grade_made_while_another_is_saving_is_reported_unsaved(server, page):
     # runs last: its grade would otherwise join the set the lead freezes above
     from playwright.sync_api import expect
@@ -214,7 +237,7 @@ def test_a_grade_made_while_another_is_saving_is_reported_unsaved(server, page):
     _log_in(page, base, "alice", f"/grade?qid={qid}")
     expect(page.locator("#progress-text")).to_contain_text(" judged")
     held = []
-    page.route("**/api/judgments", lambda route: held.append(route))  # the first save hangs in flight
+    _route_once_applied(page, "/api/judgments", held.append)  # the first save hangs in flight
     page.keyboard.press("2")
     expect(page.locator("#save-state")).to_have_attribute("data-state", "saving")
     page.keyboard.press("3")
