@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 import sqlalchemy as sa  # noqa: E402
 from argon2 import PasswordHasher, profiles  # noqa: E402
 
-from judged.inputs import Run  # noqa: E402
+from judged.io.inputs import Run  # noqa: E402
 from judged.judgments import Document, Query, Store  # noqa: E402
 from judged.judgments.accounts import Accounts  # noqa: E402
 from judged.judgments.schema import judgments  # noqa: E402

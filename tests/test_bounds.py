@@ -1,6 +1,6 @@
 """Unjudged bounds: the reported range against brute force over every grade assignment.
 
-The oracle is independent of :mod:`judged.bounds`: it ranks each query by the
+The oracle is independent of :mod:`judged.analysis.bounds`: it ranks each query by the
 tie rule written out here, lists the unjudged documents in scope, and scores
 every assignment of grades to them with :func:`judged.evaluate` itself, one
 copy of the query per assignment, with the assigned grades written into the
@@ -22,7 +22,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import judged
-from judged.bounds import BoundsResult, unjudged_bounds
+from judged.analysis.bounds import BoundsResult, unjudged_bounds
 from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.gains import gains

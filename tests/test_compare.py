@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import judged
 from judged.cli import main
-from judged.compare import compare
+from judged.stats.compare import compare
 from judged.stats import holm, randomization_test
 
 

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 import judged
 from judged.cli import main
-from judged.config import Config, ensure_same_conventions
+from judged.engine.config import Config, ensure_same_conventions
 
 TEAM = """
 [conventions]

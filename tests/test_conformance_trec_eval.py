@@ -1,4 +1,4 @@
-"""trec_eval's own test suite (shared/conformance/trec_eval): our trec_eval format must equal its
+"""trec_eval's own test suite (tests/data/trec_eval, copied from trec_eval v10.0): our trec_eval format must equal its
 expected output, byte for byte, on every line of a measure judged implements.
 
 The expected files also hold measures judged does not implement (iprec_at_recall, gm_map,

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import judged
-from judged.distributions import changes, cutoff_curve, summarize
+from judged.stats.distributions import changes, cutoff_curve, summarize
 
 QRELS = {f"q{i}": {"rel": 1} for i in range(5)}
 # the relevant document sits at rank i+1 in query q{i}: RR = 1, 1/2, 1/3, 1/4, 1/5

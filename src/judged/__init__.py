@@ -15,18 +15,18 @@ import os
 # at no measurable cost in time). Only effective when judged is imported before polars.
 os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0")
 
-from judged.bounds import BoundsResult, unjudged_bounds
+from judged.analysis.bounds import BoundsResult, unjudged_bounds
 from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
-from judged.evaluate import evaluate
-from judged.explain import Explanation, explain
-from judged.inputs import Qrels, Run
+from judged.engine.evaluate import evaluate
+from judged.analysis.explain import Explanation, explain
+from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import Gain, Measure, parse
 from judged.report import report
-from judged.result import Result
-from judged.sensitivity import Sensitivity, sensitivity
+from judged.version import __version__
+from judged.engine.result import Result
+from judged.analysis.sensitivity import Sensitivity, sensitivity
 
-__version__ = "0.1.0"
 
 __all__ = [
     "BoundsResult",    "Explanation",

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 import judged
-from judged.assessors import assessor_sensitivity, order_agreement, spread
+from judged.agreement.assessors import assessor_sensitivity, order_agreement, spread
 from judged.cli import main
 from judged.errors import UsageError
 

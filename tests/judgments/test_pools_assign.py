@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from judged.cli import main
 from judged.errors import UsageError
-from judged.inputs import Run
+from judged.io.inputs import Run
 from judged.io import read_run
 from judged.judgments import AssignedPair
 from judged.judgments.schema import assignments, pool_members

@@ -14,7 +14,7 @@ from report_inputs import EXAMPLES, RUNS, SETTINGS
 
 import judged
 from judged.cli import main
-from judged.compare import compare
+from judged.stats.compare import compare
 from judged.render.compare import row_cells
 from judged.report.model import curve_cutoffs
 from judged.report.page import javascript

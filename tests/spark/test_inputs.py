@@ -113,7 +113,7 @@ def test_a_messy_but_valid_trec_file_reads_as_locally(spark, tmp_path):
 
 def test_judgments_in_hand_keep_their_source(spark):
     """A frozen judgment set (read by the store on the driver) is handed to Spark with its name, path and hash."""
-    from judged.inputs import Source
+    from judged.io.inputs import Source
     from judged.spark.files import from_local
 
     source = Source("judged.db#nist@1", "judgment-set", "ab" * 32)

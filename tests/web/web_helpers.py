@@ -18,7 +18,7 @@ from pathlib import Path
 from argon2 import PasswordHasher, profiles
 from fastapi.testclient import TestClient
 
-from judged.inputs import Run
+from judged.io.inputs import Run
 from judged.io import read_run
 from judged.judgments import Document, Store
 from judged.judgments.accounts import Accounts

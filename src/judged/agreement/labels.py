@@ -17,7 +17,7 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError, UsageError
-from judged.inputs import Qrels
+from judged.io.inputs import Qrels
 from judged.io import read_qrels
 
 COLUMNS = ("qid", "docid", "assessor", "grade")

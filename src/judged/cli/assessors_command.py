@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from judged.assessors import assessor_sensitivity
+from judged.agreement.assessors import assessor_sensitivity
 from judged.cli.agreement_command import assessor_files, open_judgments
 from judged.cli.output import config_option, write_output
 from judged.cli.store_common import db_option
-from judged.config import Config
+from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES
+from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.assessors import render_assessors, render_assessors_json
 
 

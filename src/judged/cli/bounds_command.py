@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
-from judged.bounds import unjudged_bounds
+from judged.analysis.bounds import unjudged_bounds
 from judged.cli.output import config_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.config import Config
-from judged.evaluate import MISSING_POLICIES
+from judged.engine.config import Config
+from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.bounds import render_bounds, render_bounds_json
 
 

@@ -8,10 +8,10 @@ import click
 
 from judged.cli.output import config_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.compare import CORRECTIONS, compare
-from judged.config import Config
+from judged.stats.compare import CORRECTIONS, compare
+from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import MISSING_POLICIES, evaluate
 from judged.render.compare import (
     render_comparison,
     render_comparison_json,

@@ -12,15 +12,15 @@ from rich.console import Console
 
 from judged.cli.output import config_option, write_output
 from judged.cli.store_common import read_judgments
-from judged.config import Config
+from judged.engine.config import Config
 from judged.presets import apply as apply_preset
 from judged.presets import names as preset_names
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import MISSING_POLICIES, evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
 from judged.measures import Measure, parse
-from judged.result import Result
+from judged.engine.result import Result
 from judged.render import FORMATS, render_json, render_table, render_trec_eval, render_tsv
 
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")

@@ -6,7 +6,7 @@ import click
 
 from judged.cli.output import write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.explain import explain
+from judged.analysis.explain import explain
 from judged.render.explain import render_explanation, render_explanation_json
 
 

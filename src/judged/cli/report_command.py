@@ -8,9 +8,9 @@ import click
 
 from judged.cli.output import config_option
 from judged.cli.store_common import db_option, judgments_option, read_judgments
-from judged.config import Config
+from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES
+from judged.engine.evaluate import MISSING_POLICIES
 from judged.report import report
 
 

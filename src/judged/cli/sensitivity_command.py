@@ -6,10 +6,10 @@ import click
 
 from judged.cli.output import config_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.config import Config
-from judged.evaluate import MISSING_POLICIES
+from judged.engine.config import Config
+from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.sensitivity import render_sensitivity, render_sensitivity_json
-from judged.sensitivity import sensitivity
+from judged.analysis.sensitivity import sensitivity
 
 
 @click.command("sensitivity")

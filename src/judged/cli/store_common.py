@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import click
 
 from judged.errors import UsageError
-from judged.inputs import Qrels
+from judged.io.inputs import Qrels
 from judged.io import read_qrels
 
 db_option = click.option(
@@ -54,7 +54,7 @@ def with_judgment_set(text: str, qrels: Qrels, fmt: str) -> str:
 
     Output from judgments read from a file, and other formats, is returned unchanged.
 
-    >>> from judged.inputs import Source
+    >>> from judged.io.inputs import Source
     >>> frozen = Qrels.from_dict({"q1": {"d1": 1}}, "nist@1", Source("judged.db#nist@1", "judgment-set", "ab" * 32))
     >>> print(with_judgment_set('{"x": 1}', frozen, "json"))
     {

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from judged.errors import InputError, UsageError
-from judged.inputs import Qrels, Run
+from judged.io.inputs import Qrels, Run
 from judged.io.jsonio import read_json, read_jsonl
 from judged.io.tabular import from_frame, read_table
 from judged.io.trec import read_trec_qrels, read_trec_run

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from judged.errors import InputError
-from judged.inputs import Qrels, Run, Source
+from judged.io.inputs import Qrels, Run, Source
 
 _VALUE_KEYS = {"run": ("score",), "qrels": ("grade", "relevance", "rel", "label")}
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import polars as pl
 
 from judged.errors import InputError
-from judged.inputs import Qrels, Run, Source
+from judged.io.inputs import Qrels, Run, Source
 
 _CANDIDATES = {
     "qid": ("qid", "query_id", "query", "topic"),

@@ -1,7 +1,7 @@
 """TREC run (``qid Q0 docid rank score tag``) and qrels (``qid iter docid grade``) files.
 
 Each file is read twice only when it must be: the native parser
-(:mod:`judged.native`, on every core, while another thread takes the file's
+(:mod:`judged.io.native`, on every core, while another thread takes the file's
 sha256) reads the lines it is sure of and gives up on the first it is not;
 then a strict line parser re-reads the file, accepts anything Python's
 ``str.split()`` does and, on bad input, names the file, line, offending text
@@ -23,8 +23,8 @@ from pathlib import Path
 import polars as pl
 
 from judged.errors import InputError
-from judged.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
-from judged.native import QRELS_FORMAT, RUN_FORMAT, TrecFormat, parse_trec
+from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
+from judged.io.native import QRELS_FORMAT, RUN_FORMAT, TrecFormat, parse_trec
 
 _RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")

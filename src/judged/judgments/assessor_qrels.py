@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from judged.errors import UsageError
-from judged.inputs import QRELS_SCHEMA, Qrels, Source
+from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import adjudicate, catalog, freeze, log
 from judged.judgments.engine import reading
 from judged.judgments.store import Store

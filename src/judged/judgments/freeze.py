@@ -28,7 +28,7 @@ import polars as pl
 import sqlalchemy as sa
 
 from judged.errors import UsageError
-from judged.inputs import QRELS_SCHEMA, Qrels, Source
+from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
 from judged.judgments.catalog import rubric_id, rubric_spec

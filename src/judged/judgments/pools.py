@@ -1,6 +1,6 @@
 """Depth-k pools: the union of every run's top k per query, and extending a pool with a new run.
 
-The top k is taken from judged's own ranking (:func:`judged.ranking.build_view`),
+The top k is taken from judged's own ranking (:func:`judged.engine.ranking.build_view`),
 by default with the ``trec`` tie rule (score descending, then docid
 descending), so the documents pooled are exactly those evaluation will see in
 the top k; ``ties="input"`` pools the file's order instead (for measures
@@ -23,11 +23,11 @@ import polars as pl
 import sqlalchemy as sa
 
 from judged.errors import UsageError
-from judged.inputs import QRELS_SCHEMA, Qrels, Run
+from judged.io.inputs import QRELS_SCHEMA, Qrels, Run
 from judged.judgments import schema as t
 from judged.judgments.engine import insert_new
 from judged.judgments.model import now
-from judged.ranking import build_view
+from judged.engine.ranking import build_view
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ import polars as pl
 import sqlalchemy as sa
 
 from judged.errors import JudgedError, UsageError
-from judged.inputs import Qrels, Run
+from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
 from judged.judgments import catalog, log, migrate, pools

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judged.view import RankedView
+from judged.engine.view import RankedView
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from judged.errors import MeasureError
 
 if TYPE_CHECKING:
     from judged.measures.spec import Measure
-    from judged.view import RankedView
+    from judged.engine.view import RankedView
 
 Kernel = Callable[["RankedView", "Measure"], np.ndarray]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.measures.spec import Measure
-from judged.view import RankedView
+from judged.engine.view import RankedView
 
 
 def measure_view(view: RankedView, measure: Measure) -> RankedView:

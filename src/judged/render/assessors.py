@@ -11,7 +11,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from judged.assessors import AssessorSensitivity, OrderAgreement
+from judged.agreement.assessors import AssessorSensitivity, OrderAgreement
 
 
 def _num(value: float) -> str:

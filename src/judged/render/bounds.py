@@ -1,4 +1,4 @@
-"""Text and JSON for :func:`judged.bounds.unjudged_bounds`: what the judgments can and cannot say per query."""
+"""Text and JSON for :func:`judged.analysis.bounds.unjudged_bounds`: what the judgments can and cannot say per query."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from judged.bounds import BoundsResult
+from judged.analysis.bounds import BoundsResult
 
 
 def render_bounds(results: Sequence[BoundsResult], per_query: bool = False) -> str:

@@ -17,7 +17,7 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from judged.compare import Comparison, MeasureComparison, RunRow, SignificanceMatrix
+from judged.stats.compare import Comparison, MeasureComparison, RunRow, SignificanceMatrix
 
 COLUMNS = ("run", "mean", "95% CI", "diff", "diff 95% CI", "p (Holm)", "d_z", "W/T/L", "median", "p10", "share<")
 

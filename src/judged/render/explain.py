@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from judged.explain import Explanation, Step
+from judged.analysis.explain import Explanation, Step
 
 
 def render_explanation(explanations: Sequence[Explanation]) -> str:

@@ -6,7 +6,7 @@ import json
 import math
 from collections.abc import Sequence
 
-from judged.result import Result
+from judged.engine.result import Result
 
 
 def render_json(results: Sequence[Result], per_query: bool = True) -> str:

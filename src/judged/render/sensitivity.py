@@ -10,7 +10,7 @@ from dataclasses import asdict
 from rich.console import Console
 from rich.table import Table
 
-from judged.sensitivity import Sensitivity
+from judged.analysis.sensitivity import Sensitivity
 
 
 def render_sensitivity(s: Sensitivity) -> str:

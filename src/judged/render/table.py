@@ -11,8 +11,8 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from judged.config import ensure_same_conventions
-from judged.result import Result
+from judged.engine.config import ensure_same_conventions
+from judged.engine.result import Result
 
 
 def _fmt(value: float, integer: bool) -> str:

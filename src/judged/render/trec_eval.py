@@ -16,7 +16,7 @@ import numpy as np
 
 from judged.errors import UsageError
 from judged.measures.spec import Measure
-from judged.result import Result
+from judged.engine.result import Result
 
 #: trec_eval's measure table order, for the measures judged can print under trec_eval names.
 _TABLE_ORDER = (

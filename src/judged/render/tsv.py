@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import polars as pl
 
-from judged.result import Result
+from judged.engine.result import Result
 
 HEADER = "run\tqid\tmeasure\tvalue\n"
 

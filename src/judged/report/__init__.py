@@ -34,7 +34,7 @@ def report(
     default to the team config's, else nDCG@10. The significance matrix tests
     every pair of runs with ``correction`` over all pairs (``"tukey"``: a
     randomised Tukey HSD); ``worst`` is how many worst and most changed
-    queries each run lists. ``config`` is a :class:`judged.config.Config`.
+    queries each run lists. ``config`` is a :class:`judged.engine.config.Config`.
 
     >>> import judged
     >>> qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import altair as alt
 
-from judged.compare import SignificanceMatrix
+from judged.stats.compare import SignificanceMatrix
 from judged.report.model import Curve
-from judged.result import Result
+from judged.engine.result import Result
 
 WIDTH = 640
 DATA = alt.NamedData(name="values")

@@ -15,15 +15,16 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from judged.compare import Comparison, MeasureComparison, compare
-from judged.config import Config
-from judged.distributions import changes, cutoff_curve
-from judged.evaluate import evaluate
-from judged.explain import Explanation, explain
-from judged.inputs import Qrels, Run
+from judged.stats.compare import Comparison, MeasureComparison, compare
+from judged.engine.config import Config
+from judged.stats.distributions import changes, cutoff_curve
+from judged.engine.evaluate import evaluate
+from judged.analysis.explain import Explanation, explain
+from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures.spec import Measure
-from judged.result import Result
+from judged.engine.result import Result
+from judged.version import __version__
 
 #: Deepest cutoff of each curve: nDCG@1..100, R@1..1000, Judged@1..100 (less when the runs are shallower).
 CURVE_DEPTHS = {"nDCG": 100, "R": 1000, "Judged": 100}
@@ -210,7 +211,6 @@ def _curve(runs: Sequence[Run], qrels: Qrels, base: Measure, depth: int, missing
 def _provenance(results, comparison: Comparison, created: str, command, explain_measure: Measure,
                 correction: str) -> dict:
     """The report's own record, then every run's full evaluation provenance."""
-    from judged import __version__
 
     return {
         "report": {

@@ -29,10 +29,10 @@ from pyspark.sql import Column, DataFrame, Row
 from pyspark.sql import functions as F
 
 from judged.errors import InputError, NoJudgedQueriesError, UsageError
-from judged.evaluate import MISSING_POLICIES, view_key
+from judged.engine.evaluate import MISSING_POLICIES, view_key
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.result import MeasureCounts
+from judged.engine.result import MeasureCounts
 from judged.spark.inputs import SparkInput, as_input
 from judged.spark.kernels import nan, raw_value
 from judged.spark.pairs import side_by_side

@@ -15,7 +15,7 @@ from functools import reduce
 
 from pyspark.sql import DataFrame, SparkSession
 
-from judged.inputs import Qrels
+from judged.io.inputs import Qrels
 from judged.measures.spec import Measure
 from judged.spark.evaluate import evaluate
 from judged.spark.inputs import SparkInput, from_dataframe

@@ -21,7 +21,7 @@ from pyspark.sql import Column
 from pyspark.sql import functions as F
 
 from judged.errors import MeasureError
-from judged.evaluate import view_key
+from judged.engine.evaluate import view_key
 from judged.measures.spec import Measure
 from judged.spark.gains import discount, gain_of, ideal_dcg
 from judged.spark.plan import Plan

@@ -9,7 +9,7 @@ in one window: a run row takes the pair's grade (none: unjudged), the first
 judgment of a pair stands for it and exact repeats are counted, and a
 document twice in the run or judged with two grades is flagged for the
 error. A negative grade marks a document that was pooled but not judged, as
-in :mod:`judged.view`: unjudged in the run, outside the ideal list.
+in :mod:`judged.engine.view`: unjudged in the run, outside the ideal list.
 """
 
 from __future__ import annotations

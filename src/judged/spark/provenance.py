@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pyspark.sql import Row
 
-from judged.provenance import provenance_record
+from judged.engine.provenance import provenance_record
 from judged.spark.inputs import SparkInput
 
 

@@ -1,6 +1,6 @@
 """Rank every query's run rows in Spark under one tie rule: the window's order is the tie rule.
 
-The rule lives here and only here, as in :mod:`judged.ranking`:
+The rule lives here and only here, as in :mod:`judged.engine.ranking`:
 
 * ``trec`` (and ``average``): score descending, then docid descending by bytes
   (Spark compares strings by their UTF-8 bytes, as trec_eval's ``strcmp``),

@@ -25,7 +25,7 @@ from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from judged.errors import InputError, UsageError
-from judged.inputs import Source
+from judged.io.inputs import Source
 from judged.io import detect_format
 from judged.spark.inputs import SparkInput, finite, first_problem, from_dataframe, parse_number
 

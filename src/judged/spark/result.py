@@ -15,7 +15,7 @@ from pyspark.sql import functions as F
 
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.result import MeasureCounts
+from judged.engine.result import MeasureCounts
 
 
 @dataclass(frozen=True, eq=False)

@@ -6,7 +6,7 @@ import numpy as np
 
 from judged.measures.registry import family
 from judged.measures.spec import Measure
-from judged.view import RankedView
+from judged.engine.view import RankedView
 
 
 @family(

@@ -19,7 +19,7 @@ from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.registry import family
 from judged.measures.spec import Measure
 from judged.measures.views import divide, measure_view, tie_weights
-from judged.view import RankedView
+from judged.engine.view import RankedView
 
 _PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
 

@@ -13,7 +13,7 @@ from judged.measures.hits import Hits, relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view
-from judged.view import RankedView
+from judged.engine.view import RankedView
 
 @family(
     "AP",

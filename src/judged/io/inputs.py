@@ -32,7 +32,7 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError
-from judged.native import first_repeated_row
+from judged.io.native import first_repeated_row
 
 RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
 QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}

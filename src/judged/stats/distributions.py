@@ -20,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from judged.errors import UsageError
-from judged.evaluate import evaluate
+from judged.engine.evaluate import evaluate
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.result import Result
+from judged.engine.result import Result
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The optimisation behind :mod:`judged.bounds`: exact minimum and maximum nDCG over unjudged grades.
+"""The optimisation behind :mod:`judged.analysis.bounds`: exact minimum and maximum nDCG over unjudged grades.
 
 The model, the algorithms (a candidate sweep for the minimum; Dinkelbach's
 method with a per-level decomposition for the maximum) and their proofs are

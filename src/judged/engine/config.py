@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judged.errors import InputError, UsageError
-from judged.evaluate import MISSING_POLICIES
+from judged.engine.evaluate import MISSING_POLICIES
 from judged.measures import parse
 from judged.measures.parse import canonical_param, explicit_params
 from judged.measures.spec import PARAM_ORDER, Measure

@@ -16,8 +16,8 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError, UsageError
-from judged.evaluate import evaluate, view_key
-from judged.inputs import Qrels, Run
+from judged.engine.evaluate import evaluate, view_key
+from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.families.ndcg import dcg, ideal_dcg, judged_gains
@@ -25,8 +25,8 @@ from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.hits import relevant_hits
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, tie_weights
-from judged.ranking import build_view
-from judged.view import RankedView
+from judged.engine.ranking import build_view
+from judged.engine.view import RankedView
 
 
 @dataclass(frozen=True)

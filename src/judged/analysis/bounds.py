@@ -70,7 +70,7 @@ mean any assignment reaches (and likewise for the maxima), as long as the set
 of scored queries does not change, which holds unless ``norel=skip``.
 
 >>> import judged
->>> from judged.bounds import unjudged_bounds
+>>> from judged.analysis.bounds import unjudged_bounds
 >>> run = {"q": {"a": 3.0, "b": 2.0, "u": 1.0}}
 >>> qrels = {"q": {"a": 1, "b": 0}}          # u is unjudged; grades run 0..3
 >>> b = unjudged_bounds(run, qrels, "nDCG@3", grades=range(4))
@@ -89,14 +89,14 @@ import numpy as np
 import polars as pl
 
 from judged.errors import UsageError
-from judged.evaluate import MISSING_POLICIES, evaluate, reported_queries
+from judged.engine.evaluate import MISSING_POLICIES, evaluate, reported_queries
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.families.ndcg import judged_gains
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
-from judged.bounds_search import closed_bound, exact_range
-from judged.ranking import build_view
+from judged.analysis.bounds_search import closed_bound, exact_range
+from judged.engine.ranking import build_view
 
 SCOPES = ("top_k", "retrieved")
 #: Tie rules whose order does not depend on grades (``worst``/``best`` sort by grade, ``average`` is not one order).

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from judged.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import MISSING_POLICIES, evaluate
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import IDEALS, TIES, UNJUDGED, Gain, Measure
-from judged.result import Result
+from judged.engine.result import Result
 
 #: Variations that can score 1.0 without a perfect ranking: the ideal shrinks to what was
 #: returned, unjudged documents vanish, or ties are credited in the best order.

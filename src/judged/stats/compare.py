@@ -28,10 +28,10 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from judged.config import ensure_same_conventions
-from judged.distributions import Summary, summarize
+from judged.engine.config import ensure_same_conventions
+from judged.stats.distributions import Summary, summarize
 from judged.errors import UsageError
-from judged.result import Result
+from judged.engine.result import Result
 from judged.stats import (
     Risk,
     benjamini_hochberg,

@@ -11,6 +11,7 @@ import datetime as _dt
 import platform
 import sys
 from collections.abc import Mapping, Sequence
+from judged.version import __version__
 
 
 def provenance_record(
@@ -37,7 +38,6 @@ def provenance_record(
     >>> r["measures"]["P(rel=1,unjudged=zero,ties=trec)@5"]["family"]
     'P'
     """
-    from judged import __version__
 
     record = {
         "judged_version": __version__,

@@ -10,7 +10,7 @@ swap places. A swing that recall does not show is the point: grades can move
 nDCG by a quarter of the scale while the set of relevant documents, and so
 recall, stays the same.
 
->>> from judged.assessors import assessor_sensitivity
+>>> from judged.agreement.assessors import assessor_sensitivity
 >>> run = {"q": {"d1": 3.0, "d2": 2.0}}
 >>> s = assessor_sensitivity([run], {"ann": {"q": {"d1": 1, "d2": 3}}, "bob": {"q": {"d1": 3, "d2": 3}}},
 ...                          ["nDCG@2", "R@2"])
@@ -29,8 +29,8 @@ import polars as pl
 from scipy.stats import kendalltau
 
 from judged.errors import UsageError
-from judged.evaluate import evaluate
-from judged.inputs import Qrels
+from judged.engine.evaluate import evaluate
+from judged.io.inputs import Qrels
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import Measure

@@ -17,14 +17,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from judged.errors import NoJudgedQueriesError, UsageError
-from judged.inputs import Qrels, Run
+from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.provenance import provenance_record
-from judged.result import MeasureCounts, Result
-from judged.ranking import build_view
-from judged.view import RankedView
+from judged.engine.provenance import provenance_record
+from judged.engine.result import MeasureCounts, Result
+from judged.engine.ranking import build_view
+from judged.engine.view import RankedView
 
 MISSING_POLICIES = ("skip", "zero")
 
@@ -49,7 +49,7 @@ def evaluate(
     per query after ranking (trec_eval -M). Run queries without judgments are
     ignored and counted. A run that shares no query with the judgments is an
     error, not 0.0. ``command`` and ``config`` (a team config's record, see
-    :mod:`judged.config`) are stored in the provenance.
+    :mod:`judged.engine.config`) are stored in the provenance.
     """
     if missing not in MISSING_POLICIES:
         raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")

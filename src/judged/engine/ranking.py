@@ -1,4 +1,4 @@
-"""Build the :class:`~judged.view.RankedView`: join a run to its judgments and rank it, once.
+"""Build the :class:`~judged.engine.view.RankedView`: join a run to its judgments and rank it, once.
 
 The tie rule lives here and only here:
 
@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from judged.inputs import Qrels, Run
-from judged.native import match_judgments, order_tied
-from judged.view import RankedView, Top
+from judged.io.inputs import Qrels, Run
+from judged.io.native import match_judgments, order_tied
+from judged.engine.view import RankedView, Top
 
 
 def build_view(

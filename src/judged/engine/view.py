@@ -7,7 +7,7 @@ ranking and is flagged ``missing``; a run query without judgments is flagged
 pooled but not judged (trec_eval's rule): it counts as unjudged everywhere, is
 never relevant or non-relevant, and is left out of the ideal list. Rows are
 columnar numpy arrays grouped by query (``offsets``), in rank order; the tie
-rule that decided that order lives in :mod:`judged.ranking`, which builds the view.
+rule that decided that order lives in :mod:`judged.engine.ranking`, which builds the view.
 """
 
 from __future__ import annotations

@@ -1,0 +1,1 @@
+"""Analyses built on evaluation: exact bounds over unjudged grades, tie and judgment sensitivity, explain."""
