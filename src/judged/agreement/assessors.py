@@ -142,8 +142,8 @@ def spread(values: np.ndarray, axis: int) -> np.ndarray:
     return out
 
 
-def order_agreement(measure: Measure, first: str, second: str, x: Sequence[float],
-                    y: Sequence[float]) -> OrderAgreement:
+def order_agreement(measure: Measure, first: str, second: str, x: Sequence[float] | np.ndarray,
+                    y: Sequence[float] | np.ndarray) -> OrderAgreement:
     """Kendall's tau-b (scipy's) between two assessors' means of the same runs, and the run pairs reordered.
 
     >>> o = order_agreement(parse("P@5"), "ann", "bob", [0.5, 0.4, 0.3], [0.4, 0.5, 0.3])

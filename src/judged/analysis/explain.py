@@ -100,6 +100,7 @@ def explain(run, qrels, qid: str, measure: Measure | str = "nDCG@10", *, depth: 
 
 
 def _ranking_steps(view: RankedView, measure: Measure) -> tuple[Step, ...]:
+    assert view.docid is not None, "explain builds its view with docids kept"
     n = int(view.lengths[0])
     row_gains = judged_gains(view.grade, view.judged, measure.gain)
     if measure.ties == "average":

@@ -15,6 +15,7 @@ under the variation, and whether the order of the runs changes.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -121,8 +122,8 @@ def _variants(measure: Measure, missing: str) -> list[tuple[str, str, Measure, s
         for value in values:
             if value == current or (convention == "ties" and value not in measure.family.ties):
                 continue
-            new = Gain.parse(value) if convention == "gain" else value
-            out.append((convention, value, replace(measure, **{convention: new}), missing))
+            change: dict[str, Any] = {convention: Gain.parse(value) if convention == "gain" else value}
+            out.append((convention, value, replace(measure, **change), missing))
     for policy in MISSING_POLICIES:
         if policy != missing:
             out.append(("missing", policy, measure, policy))

@@ -39,7 +39,7 @@ def provenance_record(
     'P'
     """
 
-    record = {
+    record: dict[str, object] = {
         "judged_version": __version__,
         "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
         "command": list(command) if command is not None else None,

@@ -23,6 +23,8 @@ back to a plain string join). Either way the join is exact.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 import polars as pl
 
@@ -173,7 +175,7 @@ def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.nd
 
 def _order_in_place(
     docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str
-) -> tuple[np.ndarray, np.ndarray] | None | bool:
+) -> tuple[np.ndarray, np.ndarray] | None | Literal[False]:
     """Rank rows already grouped by query: ``None`` when they are ranked as they stand, ``(members, rows)``
     when the rows of tied groups must move (``rows[i]`` belongs at ``members[i]``), ``False`` when the
     scores are not descending (a full sort is needed)."""

@@ -125,7 +125,7 @@ def _store(connection, pool, assessor, queries: dict[str, list[str]], owners, se
         )
     ).scalar_one()
     order = sorted(queries)
-    rows = []
+    rows: list[dict[str, object]] = []
     for q in rng.permutation(len(order)):
         qid = order[q]
         docids = sorted(queries[qid])
@@ -134,7 +134,7 @@ def _store(connection, pool, assessor, queries: dict[str, list[str]], owners, se
                          "position": start + len(rows) + 1, "overlap": len(owners[qid]) > 1, "seed": seed,
                          "created": now()})
     connection.execute(sa.insert(t.assignments), rows)
-    overlap_pairs = sum(row["overlap"] for row in rows)
+    overlap_pairs = sum(bool(row["overlap"]) for row in rows)
     return Share(len(rows), overlap_pairs, len(queries))
 
 

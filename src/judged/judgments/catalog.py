@@ -37,12 +37,12 @@ def add_documents(connection: sa.Connection, documents: Sequence[Document]) -> i
 
 
 def _add(connection: sa.Connection, table: sa.Table, key: str, rows: list[dict], what: str) -> int:
-    stored = {}
+    stored: dict[str, dict] = {}
     ids = [row[key] for row in rows]
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start : start + _CHUNK]
-        for row in connection.execute(sa.select(table).where(table.c[key].in_(chunk))).mappings():
-            stored[row[key]] = dict(row)
+        for found in connection.execute(sa.select(table).where(table.c[key].in_(chunk))).mappings():
+            stored[found[key]] = dict(found)
     new = []
     seen: dict[str, dict] = {}
     for row in rows:

@@ -136,9 +136,14 @@ def insert_new(connection: sa.Connection, table: sa.Table, rows: list[dict], key
     """
     if not rows:
         return []
+    statement: sa.Insert
     if connection.dialect.name == "sqlite":
-        from sqlalchemy.dialects.sqlite import insert
+        from sqlalchemy.dialects import sqlite
+
+        statement = sqlite.insert(table).on_conflict_do_nothing(index_elements=key)
     else:
-        from sqlalchemy.dialects.postgresql import insert
-    statement = insert(table).on_conflict_do_nothing(index_elements=key).returning(*(table.c[k] for k in key))
+        from sqlalchemy.dialects import postgresql
+
+        statement = postgresql.insert(table).on_conflict_do_nothing(index_elements=key)
+    statement = statement.returning(*(table.c[k] for k in key))
     return [tuple(row) for row in connection.execute(statement, rows)]

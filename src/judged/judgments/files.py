@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from typing import Any
 from pathlib import Path
 
 from judged.errors import InputError
@@ -49,11 +50,12 @@ def _read(path: Path, key: str, from_json: Callable, from_tsv: Callable) -> list
         raise InputError("no such file", path=str(path)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"cannot read file: {err}", path=str(path), expected="UTF-8 text") from None
-    items, seen = [], {}
+    items: list[Any] = []
+    seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip() or (suffix == ".tsv" and number == 1 and line.split("\t")[0] == key):
             continue
-        where = {"path": str(path), "line": number, "text": line}
+        where: dict[str, Any] = {"path": str(path), "line": number, "text": line}
         item = from_json(line, where) if suffix == ".jsonl" else from_tsv(line.split("\t"), where)
         ident = getattr(item, key)
         if not ident or re.search(r"\s", ident):
@@ -101,7 +103,9 @@ def _query_from_tsv(fields: list[str], where: dict) -> Query:
     if not 2 <= len(fields) <= 4:
         raise InputError(f"expected 2 to 4 tab-separated fields, found {len(fields)}",
                          expected="qid<TAB>text[<TAB>description[<TAB>narrative]]", **where)
-    return Query(*(field or None if i > 1 else field for i, field in enumerate(fields)))
+    qid, text, *extra = fields
+    description, narrative = (extra + ["", ""])[:2]
+    return Query(qid, text, description or None, narrative or None)
 
 
 def _document_from_json(line: str, where: dict) -> Document:

@@ -121,13 +121,16 @@ def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set
     decided = latest(connection) if adjudications else {}
     for e in current_events(connection, assessors):
         if e.kind == "grade":
+            assert e.grade is not None, "a grade event always carries its grade"
             grades[(e.qid, e.docid)][e.assessor] = e.grade
             if (e.qid, e.docid) not in decided:
                 rubrics.add(e.rubric)
         else:
             cannot.add((e.qid, e.docid))
     rubrics |= {a.rubric for a in decided.values()}
-    rows, refused = [], []
+    rows: list[dict[str, object]] = []
+    refused: list[tuple[tuple[str, str], dict[str, int]]] = []
+    grade: int | None
     for pair in sorted(set(grades) | cannot | set(decided) | pooled):
         by_assessor = grades.get(pair, {})
         if pair in decided:

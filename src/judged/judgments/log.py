@@ -138,8 +138,8 @@ def undo(connection: sa.Connection, qid: str, docid: str, assessor: str, event: 
         "undoes": target.event_id, "rubric_id": None, "created": now(),
     }
     if not insert_new(connection, _j, [row], ["event_id"]):  # a concurrent retry of this undo stored it first
-        return _same_undo(by_event_id(connection, ident), qid, docid, assessor)
-    return by_event_id(connection, ident)
+        return _same_undo(stored(connection, ident), qid, docid, assessor)
+    return stored(connection, ident)
 
 
 def _same_undo(earlier: Judgment, qid: str, docid: str, assessor: str) -> Judgment:
@@ -212,6 +212,14 @@ def by_event_id(connection: sa.Connection, ident: str) -> Judgment | None:
     """The event stored under ``ident``, or ``None``."""
     row = connection.execute(_events().where(_j.c.event_id == ident)).mappings().first()
     return _judgment(row) if row else None
+
+
+def stored(connection: sa.Connection, ident: str) -> Judgment:
+    """The event just stored (or found stored) under ``ident``, in this transaction."""
+    event = by_event_id(connection, ident)
+    if event is None:
+        raise LookupError(f"event {ident} was stored in this transaction but cannot be read back")
+    return event
 
 
 def _judgment(row) -> Judgment:

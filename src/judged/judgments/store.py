@@ -187,10 +187,11 @@ class Store:
         be one of its levels. A retry with the same ``event_id`` (a UUID) returns
         the event stored the first time instead of storing it again.
         """
-        entry = NewJudgment(qid, docid, assessor, grade, cannot_judge, note, rubric, log.event_id(event_id))
+        ident = log.event_id(event_id)
+        entry = NewJudgment(qid, docid, assessor, grade, cannot_judge, note, rubric, ident)
         with self._write() as connection:
             log.record(connection, [entry], catalog.rubric_id(connection, None))
-            return log.by_event_id(connection, entry.event_id)
+            return log.stored(connection, ident)
 
     def record_many(self, entries: Iterable[NewJudgment], *, rubric: str | None = None) -> Recorded:
         """Append many judgments in one transaction (all or none); entries without a rubric get ``rubric``."""

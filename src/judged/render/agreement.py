@@ -63,8 +63,8 @@ def _pair(console: Console, pair: AssessorPair) -> None:
     grades = Table(title="per grade", title_justify="left")
     for column in ("grade", pair.first, pair.second, "both", "specific agreement"):
         grades.add_column(column, justify="right")
-    for g in pair.per_grade:
-        grades.add_row(str(g.grade), str(g.first), str(g.second), str(g.agreed), _num(g.specific))
+    for level in pair.per_grade:
+        grades.add_row(str(level.grade), str(level.first), str(level.second), str(level.agreed), _num(level.specific))
     console.print(grades)
     queries = Table(title="per query", title_justify="left")
     for column in ("qid", "pairs", "identical", "raw", "mean distance", "linear kappa"):

@@ -70,7 +70,7 @@ def _largest(swings: np.ndarray, qids: tuple[str, ...]) -> str:
 def _order_line(order: OrderAgreement) -> str:
     head = f"order of runs, {order.first} vs {order.second}: "
     if order.run_pairs == 0:
-        return head + order.reason
+        return f"{head}{order.reason}"
     tau = f"Kendall's tau {order.tau:.3f}" if order.reason is None else f"Kendall's tau n/a ({order.reason})"
     moved = "same order"
     if not order.same_order:

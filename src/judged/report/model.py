@@ -184,7 +184,7 @@ def _explained(anchors: dict[tuple[str, str], str], runs: Sequence[Run], qrels: 
 def _depth(run: Run) -> int:
     """The longest ranking of ``run`` (1 for an empty run)."""
     lengths = run.frame.group_by("qid").agg(pl.len())
-    return max(1, int(lengths["len"].max() or 1))
+    return max(1, int(lengths["len"].to_numpy().max(initial=1)))
 
 
 def _base(measures: Sequence[Measure], team: Config, name: str) -> Measure:

@@ -109,7 +109,7 @@ def _charts(data: ReportData) -> dict[str, list[Chart]]:
                          "unjudged documents counted as non-relevant.")],
         "matrix": [chart(charts.matrix(m.matrix, alpha, f"{charts.short_name(m.measure)}: {matrix_title(m.matrix)}"),
                          f"{m.measure}: adjusted p-value of every pair of runs; * marks p <= {alpha}.")
-                   for m in measures],
+                   for m in measures if m.matrix is not None],
     }
 
 
@@ -134,5 +134,7 @@ def javascript() -> str:
     import vl_convert
 
     version = ".".join(alt.SCHEMA_VERSION.lstrip("v").split(".")[:2])
-    bundle = vl_convert.javascript_bundle(vl_version=version if version in vl_convert.get_vegalite_versions() else None)
+    # vl_convert's stub marks ``snippet`` required; at run time it is optional and the bundle is the libraries alone
+    bundle = vl_convert.javascript_bundle(  # type: ignore[call-arg]
+        vl_version=version if version in vl_convert.get_vegalite_versions() else None)
     return re.sub(r"</(?=script)", r"<\\/", bundle, flags=re.IGNORECASE)

@@ -129,6 +129,7 @@ class _Locator:
         self.starts = sorted(level.line for level in rubric.levels if level.line is not None)
 
     def _region(self, level: Level) -> tuple[int, int]:
+        assert level.line is not None  # only levels located in the file have a region
         after = [line for line in self.starts if line > level.line]
         return self.offsets[level.line - 1], self.offsets[after[0] - 1] if after else len(self.text)
 

@@ -59,7 +59,8 @@ def rubric_from_data(data, *, path: str | None, text: str | None,
     if not isinstance(raw_levels, list) or not raw_levels:
         raise InputError("the rubric has no levels", path=where,
                          expected="one [[level]] table per grade, with grade, label and description")
-    level_lines, scale_line = lines if lines else ([], None)
+    level_lines: list[int | None] = list(lines[0]) if lines else []
+    scale_line = lines[1] if lines else None
     if len(level_lines) != len(raw_levels):
         level_lines = [None] * len(raw_levels)
     levels = tuple(_level(raw, where, line) for raw, line in zip(raw_levels, level_lines))
