@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -67,12 +68,8 @@ def evaluate(
             views[key] = build_view(run, qrels, key, depth)
     base = next(iter(views.values()))
     if not (~base.missing & ~base.run_only).any():
-        raise NoJudgedQueriesError(
-            f"run {run.name!r} shares no query with the judgments {qrels.name!r} "
-            f"({run.num_queries} run queries, {qrels.num_queries} judged queries)",
-            path=run.source.path if run.source else run.name,
-            expected="query ids that also appear in the judgments",
-        )
+        raise no_shared_queries(run.name, qrels.name, run.source.path if run.source else run.name,
+                                run.num_queries, qrels.num_queries)
 
     reported = reported_queries(base)
     values, aggregate, counts = {}, {}, {}
@@ -171,3 +168,140 @@ def _input_record(item: Run | Qrels) -> dict:
         "rows": len(item),
         "queries": item.num_queries,
     }
+
+
+def no_shared_queries(run: str, qrels: str, path: str, run_queries: int, judged_queries: int) -> NoJudgedQueriesError:
+    """The error for a run that shares no query with the judgments: there is nothing to score, which is not 0.0."""
+    return NoJudgedQueriesError(
+        f"run {run!r} shares no query with the judgments {qrels!r} "
+        f"({run_queries} run queries, {judged_queries} judged queries)",
+        path=path,
+        expected="query ids that also appear in the judgments",
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class QueryValues:
+    """Raw per-query values of some whole queries, and what the provenance needs of them.
+
+    A distributed engine evaluates its buckets of whole queries with
+    :func:`query_values` and joins them with :func:`merge_query_values`;
+    :func:`result_from_values` then applies the policies, counts and
+    aggregation exactly as :func:`evaluate` does. ``qids`` are the judged
+    queries; ``raw`` holds each measure's kernel value per qid (NaN where a
+    query has no relevant judgment), ``missing`` marks queries the run did not
+    answer, ``coverage`` maps each cutoff to per-query (unjudged, retrieved,
+    tied across the cutoff) counts under the first measure's ranking, and
+    ``run_only`` counts run queries without judgments.
+    """
+
+    qids: tuple[str, ...]
+    raw: dict[Measure, np.ndarray]
+    missing: np.ndarray
+    coverage: dict[int, np.ndarray]
+    run_only: int
+
+
+def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int | None = None) -> QueryValues:
+    """Every measure's raw value for each judged query of ``run`` and ``qrels``, with one ranking per tie rule.
+
+    The queries must be whole (every row of each query present); the values
+    are then those :func:`evaluate` computes for the same queries.
+
+    >>> from judged.measures import parse
+    >>> run = Run.from_dict({"q1": {"a": 2.0, "b": 1.0}, "q9": {"a": 1.0}})
+    >>> values = query_values(run, Qrels.from_dict({"q1": {"b": 1}, "q2": {"a": 1}}), [parse("P@1")])
+    >>> values.qids, values.raw[parse("P@1")].tolist(), values.missing.tolist(), values.run_only
+    (('q1', 'q2'), [0.0, 0.0], [False, True], 1)
+    """
+    views: dict[str, RankedView] = {}
+    for m in measures:
+        key = view_key(m)
+        if key not in views:
+            views[key] = build_view(run, qrels, key, depth)
+    base = views[view_key(measures[0])]
+    reported = reported_queries(base)
+    raw = {m: np.asarray(m.family.kernel(views[view_key(m)], m), dtype=np.float64)[reported] for m in measures}
+    coverage = {}
+    for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
+        top = base.top(cutoff)
+        unjudged = top.counts - top.sum(top.take(base.judged))
+        coverage[cutoff] = np.stack([unjudged, top.counts, base.ties_across(cutoff)]).astype(np.int64)[:, reported].T
+    return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,
+                       int(base.run_only.sum()))
+
+
+def merge_query_values(parts: Sequence[QueryValues], measures: Sequence[Measure]) -> QueryValues:
+    """The values of disjoint sets of queries as one, in the order a :class:`Result` reports them (qid byte order)."""
+    qids = [q for part in parts for q in part.qids]
+    order = np.argsort(np.array(qids, dtype=object), kind="stable") if qids else np.empty(0, dtype=np.int64)
+    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
+    return QueryValues(
+        tuple(qids[i] for i in order),
+        {m: np.concatenate([p.raw[m] for p in parts] or [np.empty(0)])[order] for m in measures},
+        np.concatenate([p.missing for p in parts] or [np.empty(0, dtype=bool)])[order],
+        {k: np.concatenate([p.coverage[k] for p in parts] or [np.empty((0, 3), dtype=np.int64)])[order]
+         for k in cutoffs},
+        sum(p.run_only for p in parts),
+    )
+
+
+def result_from_values(
+    values: QueryValues,
+    measures: Sequence[Measure],
+    *,
+    run: dict,
+    qrels: dict,
+    run_queries: int,
+    missing: str = "skip",
+    depth: int | None = None,
+    command: Sequence[str] | None = None,
+    config: dict | None = None,
+    engine: dict | None = None,
+) -> Result:
+    """The :class:`Result` of :func:`evaluate` from merged per-query values and the inputs' records.
+
+    ``run`` and ``qrels`` are the provenance's input records (``name``,
+    ``path``, ``format``, ``sha256``, ``rows``, ``queries``, and for the
+    judgments ``collapsed_duplicates``); ``run_queries`` counts the run's
+    distinct queries. Raises :class:`NoJudgedQueriesError` when no judged
+    query was answered by the run.
+
+    >>> from judged.measures import parse
+    >>> values = query_values(Run.from_dict({"q1": {"a": 1.0}}), Qrels.from_dict({"q1": {"a": 1}}), [parse("P@1")])
+    >>> record = {"name": "r", "path": None, "format": "memory", "sha256": None, "rows": 1, "queries": 1}
+    >>> result_from_values(values, [parse("P@1")], run=record, qrels=record, run_queries=1).value("P@1")
+    1.0
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    if not (~values.missing).any():
+        raise no_shared_queries(run["name"], qrels["name"], run["path"] or run["name"], run_queries, qrels["queries"])
+    per_query, aggregate, counts = {}, {}, {}
+    for m in measures:
+        per_query[m], counts[m] = _apply_policies(values.raw[m], values.missing, m, missing)
+        aggregate[m] = _aggregate(per_query[m], m)
+    sums = {str(k): values.coverage[k].sum(axis=0) for k in sorted(values.coverage)}
+    provenance = provenance_record(
+        measures=measures,
+        missing=missing,
+        depth=depth,
+        command=command,
+        config=config,
+        engine=engine,
+        run=run,
+        qrels=qrels,
+        queries={
+            "judged": len(values.qids),
+            "in_run": run_queries,
+            "evaluated": int((~values.missing).sum()),
+            "missing_from_run": int(values.missing.sum()),
+            "missing_policy": missing,
+            "run_only_ignored": values.run_only,
+        },
+        counts=counts,
+        unjudged_at={k: int(s[0]) for k, s in sums.items()},
+        retrieved_at={k: int(s[1]) for k, s in sums.items()},
+        ties_across={k: int(s[2]) for k, s in sums.items()},
+    )
+    return Result(run["name"], tuple(measures), values.qids, per_query, aggregate, counts, provenance)
