@@ -21,13 +21,12 @@ from judged.errors import NoJudgedQueriesError, UsageError
 from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
 from judged.measures import parse
+from judged.measures.conventions import MISSING_POLICIES, tie_order
 from judged.measures.spec import Measure
 from judged.engine.provenance import provenance_record
 from judged.engine.result import MeasureCounts, Result
 from judged.engine.ranking import build_view
 from judged.engine.view import RankedView
-
-MISSING_POLICIES = ("skip", "zero")
 
 
 def evaluate(
@@ -91,7 +90,7 @@ def reported_queries(view: RankedView) -> np.ndarray:
 
 def view_key(measure: Measure) -> str:
     """The ranking a measure reads: ``average`` shares ``trec``'s order, every other tie rule has its own."""
-    return "trec" if measure.ties == "average" else measure.ties
+    return tie_order(measure.ties)
 
 
 def _apply_policies(raw: np.ndarray, missing_mask: np.ndarray, measure: Measure, missing: str):

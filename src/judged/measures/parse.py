@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 
 from judged.errors import MeasureError
-from judged.measures.registry import PARAM_DEFAULTS, family_of
-from judged.measures.spec import IDEALS, NORELS, TIES, UNJUDGED, Gain, Measure
+from judged.measures.conventions import PARAM_ORDER
+from judged.measures.registry import family_of
+from judged.measures.spec import Measure, value_of
 
 _HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*")
 
@@ -66,7 +67,7 @@ def explicit_params(text: str) -> dict[str, str]:
 
 def canonical_param(key: str, value) -> str:
     """The canonical text of one parameter value, validated (``rel=01`` -> ``1``)."""
-    return str(_CONVERTERS[key](key, str(value).strip().strip("'\""), str(value)))
+    return str(value_of(key, str(value).strip().strip("'\""), str(value)))
 
 
 def _matching_paren(text: str, open_at: int) -> int:
@@ -100,9 +101,9 @@ def _split_params(body: str, text: str) -> dict[str, str]:
         key = key.strip()
         if not sep:
             raise MeasureError(f"parameter {item.strip()!r} in {text!r} must be key=value.")
-        if key not in PARAM_DEFAULTS:
+        if key not in PARAM_ORDER:
             raise MeasureError(
-                f"unknown parameter {key!r} in {text!r}; known: {', '.join(PARAM_DEFAULTS)}."
+                f"unknown parameter {key!r} in {text!r}; known: {', '.join(PARAM_ORDER)}."
             )
         if key in params:
             raise MeasureError(f"parameter {key!r} given twice in {text!r}.")
@@ -110,31 +111,5 @@ def _split_params(body: str, text: str) -> dict[str, str]:
     return params
 
 
-def _choice(allowed: tuple[str, ...]):
-    def convert(key: str, value: str, text: str) -> str:
-        if value not in allowed:
-            raise MeasureError(f"{key} must be one of {'|'.join(allowed)}. Got {value!r} instead.")
-        return value
-
-    return convert
-
-
-def _grade(key: str, value: str, text: str) -> int:
-    try:
-        return int(value)
-    except ValueError:
-        raise MeasureError(f"{key} must be an integer grade. Got {value!r} in {text!r}.") from None
-
-
-_CONVERTERS = {
-    "gain": lambda key, value, text: Gain.parse(value),
-    "rel": _grade,
-    "ideal": _choice(IDEALS),
-    "unjudged": _choice(UNJUDGED),
-    "ties": _choice(TIES),
-    "norel": _choice(NORELS),
-}
-
-
 def _convert(params: dict[str, str], text: str) -> dict[str, object]:
-    return {key: _CONVERTERS[key](key, value, text) for key, value in params.items()}
+    return {key: value_of(key, value, text) for key, value in params.items()}

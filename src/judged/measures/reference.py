@@ -1,12 +1,12 @@
-"""The measure reference, generated from the registry: ``judged measures`` prints it and
+"""The measure reference, generated from the conventions table and the registry: ``judged measures`` prints it and
 ``docs/measures.md`` holds it (a test fails when the file is stale; regenerate with
 ``judged measures > docs/measures.md``).
 """
 
 from __future__ import annotations
 
-from judged.measures.registry import PARAM_DEFAULTS, PARAM_HELP, all_families
-from judged.measures.spec import PARAM_ORDER
+from judged.measures.conventions import EVALUATION_CONVENTIONS, MEASURE_CONVENTIONS, PARAM_ORDER, Convention
+from judged.measures.registry import all_families
 
 
 def measures_text() -> str:
@@ -28,8 +28,17 @@ def measures_text() -> str:
         "| parameter | default | meaning |",
         "|---|---|---|",
     ]
-    for param in PARAM_ORDER:
-        lines.append(f"| `{param}` | `{PARAM_DEFAULTS[param]}` | {PARAM_HELP[param]} |")
+    lines += [_row(c) for c in MEASURE_CONVENTIONS]
+    lines += [
+        "",
+        "## Evaluation options",
+        "",
+        "Options of a whole evaluation (`judged eval --missing`, `judged.evaluate(..., missing=)`), not of one measure.",
+        "",
+        "| option | default | meaning |",
+        "|---|---|---|",
+    ]
+    lines += [_row(c) for c in EVALUATION_CONVENTIONS]
     lines += ["", "## Families", ""]
     for fam in all_families():
         lines += [f"### {fam.name}", "", fam.summary[0].upper() + fam.summary[1:] + ".", ""]
@@ -44,3 +53,8 @@ def measures_text() -> str:
         lines.append(f"- aggregate over queries: {fam.aggregate}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _row(c: Convention) -> str:
+    default = "unset" if c.default is None else f"`{c.default}`"
+    return f"| `{c.name}` | {default} | {c.meaning} |"

@@ -1,7 +1,8 @@
 """The measure registry: every family registers itself here with :func:`family`.
 
-The registry is the single source for parsing names, the ``judged measures``
-listing and the generated ``docs/measures.md``.
+The registry is the single source of family names for parsing, the ``judged measures``
+listing and the generated ``docs/measures.md``; the conventions a family may take
+are declared in :mod:`judged.measures.conventions`.
 """
 
 from __future__ import annotations
@@ -14,39 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judged.errors import MeasureError
+from judged.measures.conventions import PARAM_ORDER, choices
 
 if TYPE_CHECKING:
     from judged.measures.spec import Measure
     from judged.engine.view import RankedView
 
 Kernel = Callable[["RankedView", "Measure"], np.ndarray]
-
-#: What each parameter means, for help text and the generated reference.
-PARAM_HELP: dict[str, str] = {
-    "gain": "grade to gain: `linear` (g), `exp` (2^g-1) or a map `{0:0,1:1,2:3,3:7}`; "
-    "unlisted grades gain their own value when positive, else 0",
-    "rel": "minimum grade counted relevant (trec_eval's -l); default 1",
-    "ideal": "ideal list from every `judged` document of the query (correct) or "
-    "from the `returned` documents only (what scikit-learn does)",
-    "unjudged": "unjudged documents count as grade 0 (`zero`) or are removed "
-    "before the cutoff (`drop`, the condensed list of trec_eval -J)",
-    "ties": "equal scores: `trec` (docid descending, trec_eval), `input` (file order), "
-    "`average` (mean over the tied group, scikit-learn), `worst` / `best` (lowest / highest "
-    "grade first: the bounds any tie order can reach)",
-    "norel": "value for a query with no relevant judgment: `0`, `1` or `skip` "
-    "(left out of the mean and counted)",
-}
-
-#: The default value of every parameter, as the canonical string shows it.
-PARAM_DEFAULTS: dict[str, str] = {
-    "gain": "linear",
-    "rel": "1",
-    "ideal": "judged",
-    "unjudged": "zero",
-    "ties": "trec",
-    "norel": "0",
-}
-
 
 @dataclass(frozen=True)
 class Family:
@@ -63,7 +38,7 @@ class Family:
     params: tuple[str, ...]
     aliases: tuple[str, ...] = ()
     cutoff: str = "optional"
-    ties: tuple[str, ...] = ("trec", "input", "average", "worst", "best")
+    ties: tuple[str, ...] = choices("ties")
     aggregate: str = "mean"
     integer: bool = False
 
@@ -79,7 +54,7 @@ class Family:
                     f"cutoff must be an int >= 1. Got {measure.cutoff!r} instead."
                 )
         defaults = _Measure.__dataclass_fields__
-        for param in PARAM_DEFAULTS:
+        for param in PARAM_ORDER:
             if param in self.params:
                 continue
             if getattr(measure, param) != defaults[param].default:
@@ -105,7 +80,7 @@ def family(
     params: tuple[str, ...],
     aliases: tuple[str, ...] = (),
     cutoff: str = "optional",
-    ties: tuple[str, ...] = ("trec", "input", "average", "worst", "best"),
+    ties: tuple[str, ...] = choices("ties"),
     aggregate: str = "mean",
     integer: bool = False,
 ) -> Callable[[Kernel], Kernel]:

@@ -16,24 +16,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal, cast
 
 from judged.errors import MeasureError
+from judged.measures.conventions import ORDERED_TIES as _ORDERED_TIES
+from judged.measures.conventions import PARAM_ORDER, choices, convention
 
+# The value types of the choice conventions, for mypy; their runtime values come from
+# judged.measures.conventions (a test checks that the two agree).
 Ideal = Literal["judged", "returned"]
 Unjudged = Literal["zero", "drop"]
 Ties = Literal["trec", "input", "average", "worst", "best"]
 NoRel = Literal["0", "1", "skip"]
 
-IDEALS: tuple[Ideal, ...] = ("judged", "returned")
-UNJUDGED: tuple[Unjudged, ...] = ("zero", "drop")
-TIES: tuple[Ties, ...] = ("trec", "input", "average", "worst", "best")
+IDEALS = cast("tuple[Ideal, ...]", choices("ideal"))
+UNJUDGED = cast("tuple[Unjudged, ...]", choices("unjudged"))
+TIES = cast("tuple[Ties, ...]", choices("ties"))
 #: Tie rules that fix one order of the rows (every rule but ``average``).
-ORDERED_TIES: tuple[Ties, ...] = ("trec", "input", "worst", "best")
-NORELS: tuple[NoRel, ...] = ("0", "1", "skip")
+ORDERED_TIES = cast("tuple[Ties, ...]", _ORDERED_TIES)
+NORELS = cast("tuple[NoRel, ...]", choices("norel"))
 
-#: The order parameters appear in the canonical string, whatever order they were written in.
-PARAM_ORDER = ("gain", "rel", "ideal", "unjudged", "ties", "norel")
+__all__ = ["IDEALS", "NORELS", "ORDERED_TIES", "PARAM_ORDER", "TIES", "UNJUDGED", "Gain", "Measure", "value_of"]
 
 
 @dataclass(frozen=True)
@@ -110,7 +113,29 @@ def _format_number(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
-LINEAR = Gain("linear")
+def value_of(name: str, text: str, context: str | None = None) -> Any:
+    """The value of the measure convention ``name`` written as ``text``, checked against the conventions table.
+
+    A gain becomes a :class:`Gain`, a grade an ``int``, a choice stays its text.
+    ``context`` (the measure being read) goes into the error message.
+
+    >>> value_of("gain", "exp"), value_of("rel", "02"), value_of("ties", "average")
+    (Gain(kind='exp', mapping=()), 2, 'average')
+    """
+    kind = convention(name).kind
+    if kind == "gain":
+        return Gain.parse(text)
+    if kind == "grade":
+        try:
+            return int(text)
+        except ValueError:
+            raise MeasureError(f"{name} must be an integer grade. Got {text!r} in {context or text!r}.") from None
+    return convention(name).check(text)
+
+
+def _default(name: str) -> Any:
+    """The table's default of measure convention ``name``, as the field's value."""
+    return value_of(name, cast(str, convention(name).default))
 
 
 @dataclass(frozen=True)
@@ -123,12 +148,12 @@ class Measure:
 
     name: str
     cutoff: int | None = None
-    gain: Gain = LINEAR
-    rel: int = 1
-    ideal: Ideal = "judged"
-    unjudged: Unjudged = "zero"
-    ties: Ties = "trec"
-    norel: NoRel = "0"
+    gain: Gain = _default("gain")
+    rel: int = _default("rel")
+    ideal: Ideal = _default("ideal")
+    unjudged: Unjudged = _default("unjudged")
+    ties: Ties = _default("ties")
+    norel: NoRel = _default("norel")
 
     def __post_init__(self) -> None:
         from judged.measures.registry import family_of

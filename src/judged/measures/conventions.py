@@ -1,0 +1,152 @@
+"""Every convention judged's numbers depend on, declared once: name, choices, default and meaning.
+
+This table is the only place a convention's choices and default are written.
+The :class:`~judged.measures.Measure` fields take their defaults from it, the
+measure parser validates against it, ``judged measures`` (and
+``docs/measures.md``) prints it, the command line offers its choices, and
+``judged.toml`` accepts its names. A convention is either a parameter of a
+measure (``gain``, ``rel``, ``ideal``, ``unjudged``, ``ties``, ``norel``, in
+the order the canonical string writes them) or an option of the whole
+evaluation (``missing``, ``depth``).
+
+>>> [c.name for c in MEASURE_CONVENTIONS]
+['gain', 'rel', 'ideal', 'unjudged', 'ties', 'norel']
+>>> convention("missing").choices, convention("missing").default
+(('skip', 'zero'), 'skip')
+>>> convention("ties").check("random")
+Traceback (most recent call last):
+judged.errors.MeasureError: ties must be one of trec|input|average|worst|best. Got 'random' instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from judged.errors import MeasureError, UsageError
+
+#: What the value of a convention is: one of ``choices``, an integer grade, a gain rule, or a depth.
+Kind = Literal["choice", "grade", "gain", "depth"]
+#: Whether a convention belongs to each measure or to the whole evaluation.
+Scope = Literal["measure", "evaluation"]
+
+
+@dataclass(frozen=True)
+class Convention:
+    """One convention: its name, what values it takes, its default (as canonical text) and its meaning.
+
+    ``choices`` lists the accepted values of a ``choice`` convention (empty for
+    the others, whose values are open: grades, gain maps, depths). ``default``
+    is the text the canonical measure string shows; ``None`` means unset (no
+    depth limit). ``pinnable`` says whether ``judged.toml`` may pin it.
+    """
+
+    name: str
+    scope: Scope
+    kind: Kind
+    default: str | None
+    meaning: str
+    choices: tuple[str, ...] = ()
+    pinnable: bool = True
+
+    def check(self, value: str) -> str:
+        """``value`` when it is one of the choices; :class:`~judged.MeasureError` naming them otherwise.
+
+        >>> convention("norel").check("skip")
+        'skip'
+        """
+        if self.choices and value not in self.choices:
+            raise MeasureError(f"{self.name} must be one of {'|'.join(self.choices)}. Got {value!r} instead.")
+        return value
+
+
+#: Every convention, measure parameters first in canonical order, then the evaluation options.
+CONVENTIONS: tuple[Convention, ...] = (
+    Convention(
+        "gain", "measure", "gain", "linear",
+        "grade to gain: `linear` (g), `exp` (2^g-1) or a map `{0:0,1:1,2:3,3:7}`; "
+        "unlisted grades gain their own value when positive, else 0",
+    ),
+    Convention("rel", "measure", "grade", "1", "minimum grade counted relevant (trec_eval's -l)"),
+    Convention(
+        "ideal", "measure", "choice", "judged",
+        "ideal list from every `judged` document of the query (correct) or "
+        "from the `returned` documents only (what scikit-learn does)",
+        ("judged", "returned"),
+    ),
+    Convention(
+        "unjudged", "measure", "choice", "zero",
+        "unjudged documents count as grade 0 (`zero`) or are removed "
+        "before the cutoff (`drop`, the condensed list of trec_eval -J)",
+        ("zero", "drop"),
+    ),
+    Convention(
+        "ties", "measure", "choice", "trec",
+        "equal scores: `trec` (docid descending, trec_eval), `input` (file order), "
+        "`average` (mean over the tied group, scikit-learn), `worst` / `best` (lowest / highest "
+        "grade first: the bounds any tie order can reach)",
+        ("trec", "input", "average", "worst", "best"),
+    ),
+    Convention(
+        "norel", "measure", "choice", "0",
+        "value for a query with no relevant judgment: `0`, `1` or `skip` "
+        "(left out of the mean and counted)",
+        ("0", "1", "skip"),
+    ),
+    Convention(
+        "missing", "evaluation", "choice", "skip",
+        "a judged query the run did not answer: `skip` (left out, as trec_eval without -c "
+        "and pytrec_eval) or `zero` (scored 0, as trec_eval -c and ir_measures)",
+        ("skip", "zero"),
+    ),
+    Convention(
+        "depth", "evaluation", "depth", None,
+        "keep at most this many documents per query after ranking (trec_eval -M); unset: all",
+        pinnable=False,
+    ),
+)
+
+_BY_NAME = {c.name: c for c in CONVENTIONS}
+
+#: The measure parameters, in the order the canonical string writes them.
+MEASURE_CONVENTIONS: tuple[Convention, ...] = tuple(c for c in CONVENTIONS if c.scope == "measure")
+#: The options of a whole evaluation.
+EVALUATION_CONVENTIONS: tuple[Convention, ...] = tuple(c for c in CONVENTIONS if c.scope == "evaluation")
+#: The measure parameter names, in canonical order.
+PARAM_ORDER: tuple[str, ...] = tuple(c.name for c in MEASURE_CONVENTIONS)
+
+
+def convention(name: str) -> Convention:
+    """The convention called ``name``; :class:`~judged.UsageError` listing them all when unknown.
+
+    >>> convention("rel").default
+    '1'
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UsageError(f"unknown convention {name!r}; known: {', '.join(_BY_NAME)}.") from None
+
+
+def choices(name: str) -> tuple[str, ...]:
+    """The accepted values of the ``choice`` convention ``name``.
+
+    >>> choices("ideal")
+    ('judged', 'returned')
+    """
+    return convention(name).choices
+
+
+def tie_order(ties: str) -> str:
+    """The ranking a tie rule reads: ``average`` averages over ``trec``'s order, every other rule has its own.
+
+    >>> tie_order("average"), tie_order("worst")
+    ('trec', 'worst')
+    """
+    return "trec" if convention("ties").check(ties) == "average" else ties
+
+
+#: Tie rules that fix one order of the rows (every rule that reads its own ranking).
+ORDERED_TIES: tuple[str, ...] = tuple(t for t in choices("ties") if tie_order(t) == t)
+#: What a judged query the run did not answer scores.
+MISSING_POLICIES: tuple[str, ...] = choices("missing")
