@@ -3,8 +3,12 @@
  * parse_trec: split a TREC run or qrels text into Arrow string-view columns
  *   (qid, docid) and a value column (score or grade), on every core. It takes
  *   only what the strict Python parser would read the same way and returns
- *   None for anything else (a short line, an odd byte, an unusual number), so
- *   the strict parser decides every doubtful case and names the line.
+ *   None for anything else (a short line, a NUL byte, invalid UTF-8, an unusual
+ *   number, a byte-order mark), so the strict parser decides every doubtful
+ *   case and names the line. Fields are split on ASCII whitespace only, as
+ *   trec_eval's isspace() in the C locale (docs/formats.md). A mapped file
+ *   that shrinks while it is read raises TextShrank instead of killing the
+ *   process with SIGBUS.
  * scan_queries: for a run grouped by query, the first row repeating a docid
  *   of its query and, given the judgments of each query, the judgment row of
  *   every run row, matched exactly on the docid bytes.
@@ -22,6 +26,8 @@
 #include <xlocale.h> /* strtod_l */
 #endif
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +43,13 @@ enum { TOKEN, SEPARATOR, NEWLINE, ODD, HIGH };
 
 static uint8_t byte_class[256];
 
+/* Control bytes other than whitespace are part of a token, as for trec_eval; NUL ends trec_eval's
+ * strings early, so a line holding one is left to the strict parser, which refuses it. */
 static void init_classes(void) {
     for (int c = 0; c < 256; c++) {
-        byte_class[c] = c >= 0x80 ? HIGH : (c < 0x20 ? ODD : TOKEN);
+        byte_class[c] = c >= 0x80 ? HIGH : TOKEN;
     }
+    byte_class[0] = ODD;
     byte_class[' '] = byte_class['\t'] = byte_class['\r'] = byte_class['\v'] = byte_class['\f'] = SEPARATOR;
     byte_class['\n'] = NEWLINE;
 }
@@ -160,14 +169,8 @@ static int parse_int(const uint8_t *s, size_t n, int64_t *out) {
 
 /* ---- text -------------------------------------------------------------------------------------- */
 
-/* Unicode whitespace that Python's str.split() splits on beyond ASCII. */
-static int is_unicode_space(uint32_t cp) {
-    return cp == 0x85 || cp == 0xA0 || cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200A) || cp == 0x2028 ||
-           cp == 0x2029 || cp == 0x202F || cp == 0x205F || cp == 0x3000;
-}
-
-/* A line with non-ASCII bytes is taken only when it is valid UTF-8 (as Python decodes it) and holds
- * no non-ASCII whitespace, so that its fields are exactly the strict parser's. */
+/* A line with non-ASCII bytes is taken only when it is valid UTF-8 (as Python decodes it); non-ASCII
+ * whitespace (a no-break space, U+3000) is part of a field, for both parsers. */
 static int plain_utf8(const uint8_t *s, const uint8_t *end) {
     while (s < end) {
         uint8_t c = *s;
@@ -195,7 +198,7 @@ static int plain_utf8(const uint8_t *s, const uint8_t *end) {
             }
             cp = (cp << 6) | (s[k] & 0x3F);
         }
-        if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF) || is_unicode_space(cp)) {
+        if (cp < minimum || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
             return 0;
         }
         s += extra + 1;
@@ -222,6 +225,7 @@ typedef struct {
     size_t data_size, data_capacity;
     int release; /* the text is a read-only file mapping: hand back its pages once parsed */
     int failed;
+    int shrank; /* the mapped file shrank under it (a SIGBUS caught) */
 } Chunk;
 
 #define RELEASE_STEP ((size_t)16 << 20)
@@ -234,6 +238,70 @@ static void release_pages(const uint8_t *from, const uint8_t *to) {
     if (last > first) {
         madvise((void *)first, last - first, MADV_DONTNEED);
     }
+}
+
+/* ---- a mapped file that shrinks ---------------------------------------------------------------- */
+
+/* Reading a page of a file mapping past the file's end raises SIGBUS in the reading thread. While
+ * parse_trec reads a mapping, this handler jumps back to where the reading thread set bus_jump, and the
+ * read fails as shrunk. A SIGBUS anywhere else goes to the handler that was there before. */
+static _Thread_local sigjmp_buf *bus_jump;
+static struct sigaction previous_bus;
+static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
+static int bus_users;
+static PyObject *TextShrank;
+
+static void on_bus(int sig, siginfo_t *info, void *context) {
+    (void)context;
+    sigjmp_buf *jump = bus_jump;
+    if (jump) {
+        siglongjmp(*jump, 1);
+    }
+    sigaction(SIGBUS, &previous_bus, NULL); /* a fault runs again into it; a signal sent is sent again */
+    if (info->si_code <= 0) {
+        raise(sig);
+    }
+}
+
+static int guard_bus(void) {
+    pthread_mutex_lock(&bus_lock);
+    int ok = 1;
+    if (bus_users == 0) {
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_bus;
+        action.sa_flags = SA_SIGINFO;
+        sigemptyset(&action.sa_mask);
+        ok = sigaction(SIGBUS, &action, &previous_bus) == 0;
+    }
+    bus_users += ok;
+    pthread_mutex_unlock(&bus_lock);
+    return ok;
+}
+
+static void unguard_bus(void) {
+    pthread_mutex_lock(&bus_lock);
+    if (--bus_users == 0) {
+        sigaction(SIGBUS, &previous_bus, NULL);
+    }
+    pthread_mutex_unlock(&bus_lock);
+}
+
+/* work(chunk), where a SIGBUS while it reads a mapping marks the chunk shrunk instead of ending the
+ * process. sigsetjmp saves the signal mask, so SIGBUS is unblocked again after the jump. */
+static void guarded(Chunk *chunk, void (*work)(Chunk *)) {
+    if (!chunk->release) {
+        work(chunk);
+        return;
+    }
+    sigjmp_buf jump;
+    if (sigsetjmp(jump, 1) == 0) {
+        bus_jump = &jump;
+        work(chunk);
+    } else {
+        chunk->failed = chunk->shrank = 1;
+    }
+    bus_jump = NULL;
 }
 
 static const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
@@ -303,7 +371,8 @@ static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
 
 /* The first byte at or after s that cannot be inside a token (a separator, the line's end or an odd
  * byte), setting *high when a non-ASCII byte was passed. Eight bytes at a time while eight remain: in
- * a little-endian word, the lowest byte flagged by the borrow trick is exactly the first below 0x21. */
+ * a little-endian word, the lowest byte flagged by the borrow trick is exactly the first below 0x21
+ * or above 0x7F; a flagged control byte that is part of a token is stepped over. */
 static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
@@ -316,10 +385,11 @@ static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high)
             continue;
         }
         s += __builtin_ctzll(flagged) >> 3;
-        if (*s < 0x80) {
+        uint8_t kind = byte_class[*s];
+        if (kind != TOKEN && kind != HIGH) {
             return s;
         }
-        *high = 1;
+        *high |= kind == HIGH;
         s++;
     }
 #endif
@@ -393,6 +463,10 @@ static void parse_chunk(Chunk *chunk) {
     }
     chunk->rows = row - chunk->first_row;
 }
+
+static void count_lines_guarded(Chunk *chunk) { guarded(chunk, count_lines); }
+
+static void parse_chunk_guarded(Chunk *chunk) { guarded(chunk, parse_chunk); }
 
 typedef struct {
     Chunk *chunks;
@@ -468,8 +542,25 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
     }
     Chunk *chunks = calloc((size_t)count, sizeof(Chunk));
     PyObject *result = NULL, *qids = NULL, *docids = NULL, *values = NULL, *buffers = NULL;
+    int guarding = 0;
     if (!chunks) {
         PyErr_NoMemory();
+        goto done;
+    }
+    if (release && !(guarding = guard_bus())) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        goto done;
+    }
+    sigjmp_buf jump; /* the chunks' bounds are found in this thread, reading the mapping too */
+    if (guarding && sigsetjmp(jump, 1)) {
+        bus_jump = NULL;
+        PyErr_SetString(TextShrank, "parse_trec: the mapped file shrank while it was read");
+        goto done;
+    }
+    bus_jump = guarding ? &jump : NULL;
+    if (size >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) { /* a byte-order mark: the strict parser refuses it */
+        bus_jump = NULL;
+        result = Py_NewRef(Py_None);
         goto done;
     }
     const uint8_t *p = bytes;
@@ -485,7 +576,16 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
         chunks[i] = (Chunk){.format = &format, .begin = p, .end = stop, .buffer_index = i, .release = release};
         p = stop;
     }
-    for_each_chunk(chunks, count, threads, count_lines);
+    bus_jump = NULL;
+    for_each_chunk(chunks, count, threads, count_lines_guarded);
+    int shrank = 0;
+    for (int i = 0; i < count; i++) {
+        shrank |= chunks[i].shrank;
+    }
+    if (shrank) {
+        PyErr_SetString(TextShrank, "parse_trec: the mapped file shrank while it was read");
+        goto done;
+    }
     int64_t rows = 0;
     for (int i = 0; i < count; i++) {
         chunks[i].first_row = rows;
@@ -502,10 +602,15 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
         chunks[i].docid_views = (uint8_t *)PyByteArray_AS_STRING(docids);
         chunks[i].values = (uint8_t *)PyByteArray_AS_STRING(values);
     }
-    for_each_chunk(chunks, count, threads, parse_chunk);
+    for_each_chunk(chunks, count, threads, parse_chunk_guarded);
     int failed = 0;
     for (int i = 0; i < count; i++) {
         failed |= chunks[i].failed;
+        shrank |= chunks[i].shrank;
+    }
+    if (shrank) {
+        PyErr_SetString(TextShrank, "parse_trec: the mapped file shrank while it was read");
+        goto done;
     }
     if (failed) {
         result = Py_NewRef(Py_None);
@@ -541,6 +646,9 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
     }
     result = Py_BuildValue("(LOOOO)", (long long)rows, qids, docids, values, buffers);
 done:
+    if (guarding) {
+        unguard_bus();
+    }
     if (chunks) {
         for (int i = 0; i < count; i++) {
             free(chunks[i].data);
@@ -1068,5 +1176,11 @@ PyMODINIT_FUNC PyInit__native(void) {
     if (!c_locale) {
         return PyErr_NoMemory();
     }
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    TextShrank = created ? PyErr_NewException("judged._native.TextShrank", PyExc_OSError, NULL) : NULL;
+    if (!TextShrank || PyModule_AddObjectRef(created, "TextShrank", TextShrank) < 0) {
+        Py_XDECREF(created);
+        return NULL;
+    }
+    return created;
 }

@@ -4,6 +4,12 @@ Strings cross the boundary as Arrow string views, polars' own layout, so a
 parsed column becomes a polars Series without a copy and a polars column is
 read by C in place. Work is spread over polars' thread count.
 
+The extension is optional: when it was not built (no compiler at install
+time, another platform) or ``JUDGED_NATIVE=0`` is set in the environment,
+:func:`parse_trec` always answers ``None`` (the strict parser reads every
+file) and the matching functions run in polars. :data:`NATIVE_STATUS` says
+which (``judged --version`` shows it), and a debug line is logged.
+
 >>> frame = parse_trec(b"q1 Q0 d1 1 2.5 run\\n# a comment\\nq1 Q0 d2 2 1.5 run\\n", RUN_FORMAT)
 >>> frame.rows()
 [('q1', 'd1', 2.5), ('q1', 'd2', 1.5)]
@@ -13,13 +19,34 @@ True
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from judged import _native
+
+def _load_native():
+    """The extension module and a line saying whether it is used (``JUDGED_NATIVE=0`` turns it off)."""
+    if os.environ.get("JUDGED_NATIVE", "1").strip() == "0":
+        return None, "disabled by JUDGED_NATIVE=0"
+    try:
+        from judged import _native
+    except ImportError as err:
+        return None, f"not built: {err}"
+    return _native, "available"
+
+
+_native, NATIVE_STATUS = _load_native()
+"""``available``, ``not built: <reason>`` or ``disabled by JUDGED_NATIVE=0``."""
+if _native is None:
+    logging.getLogger(__name__).debug("native reader %s; the strict Python parser reads TREC files", NATIVE_STATUS)
+
+
+class TextShrank(OSError):
+    """A mapped file shrank while the native parser read it (caught SIGBUS): the reader reports it."""
 
 
 @dataclass(frozen=True)
@@ -45,12 +72,20 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
     and the columns parsed from it are not resident at once.
 
     ``None`` means a line the strict parser must judge (too few or too many
-    fields, a value that is not a plain decimal number, control bytes, invalid
-    UTF-8, non-ASCII whitespace): the fast path never reads a line differently.
+    fields, a value that is not a plain decimal number, a NUL byte, invalid
+    UTF-8, a byte-order mark at the start), or that the extension is absent:
+    the fast path never reads a line differently. Fields are split on ASCII
+    whitespace only (docs/formats.md). :class:`TextShrank` when the mapped file
+    shrinks while it is read.
     """
-    parsed = _native.parse_trec(
-        text, form.value_field, form.min_fields, form.max_fields, form.integer, mapped, pl.thread_pool_size()
-    )
+    if _native is None:
+        return None
+    try:
+        parsed = _native.parse_trec(
+            text, form.value_field, form.min_fields, form.max_fields, form.integer, mapped, pl.thread_pool_size()
+        )
+    except _native.TextShrank as err:
+        raise TextShrank(str(err)) from None
     if parsed is None:
         return None
     rows, qid_views, docid_views, values, buffers = parsed
@@ -66,6 +101,8 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
 
 def first_repeated_row(docids: pl.Series, offsets: np.ndarray) -> int | None:
     """The first row whose docid already appeared among rows ``offsets[b]:offsets[b + 1]`` of its query ``b``."""
+    if _native is None:
+        return _first_repeated_row_polars(docids, offsets)
     views, buffers = string_views(docids)
     repeated, _, _ = _native.scan_queries(
         views, buffers, _int64(offsets), None, None, None, None, None, True, pl.thread_pool_size()
@@ -87,6 +124,8 @@ def match_judgments(
     Query ``b``'s run rows are ``offsets[b]:offsets[b + 1]``; its judgments are
     rows ``judged_rows[starts[b]:ends[b]]`` of ``judged_docids``.
     """
+    if _native is None:
+        return _match_judgments_polars(docids, offsets, judged_docids, judged_rows, starts, ends)
     views, buffers = string_views(docids)
     judged_views, judged_buffers = string_views(judged_docids)
     _, rows, judged = _native.scan_queries(
@@ -110,6 +149,8 @@ def order_tied(
     """The rows of each tied group in rank order: by grade when ``grades`` is given (descending when
     ``best``, else ascending), then docid descending by bytes. ``members`` lists the groups' rows, group
     after group; ``opens[i]`` marks the first row of a group."""
+    if _native is None:
+        return _order_tied_polars(docids, members, opens, grades, best)
     views, buffers = string_views(docids)
     grades = None if grades is None else np.ascontiguousarray(grades, dtype=np.int32)
     rows = _native.order_tied(views, buffers, _int64(members), np.ascontiguousarray(opens, dtype=bool), grades, best)
@@ -132,3 +173,49 @@ def string_views(series: pl.Series) -> tuple[memoryview, list]:
 
 def _int64(values: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(values, dtype=np.int64)
+
+
+# ---- the same answers in polars, for when the extension is absent ----------------------------------
+
+
+def _blocks(offsets: np.ndarray) -> np.ndarray:
+    """The block of each row, for blocks ``offsets[b]:offsets[b + 1]``."""
+    offsets = _int64(offsets)
+    return np.repeat(np.arange(len(offsets) - 1, dtype=np.int64), np.diff(offsets))
+
+
+def _first_repeated_row_polars(docids: pl.Series, offsets: np.ndarray) -> int | None:
+    frame = pl.DataFrame({"block": _blocks(offsets), "docid": docids}).with_row_index("row")
+    later = frame.filter(pl.col("row") != pl.col("row").min().over("block", "docid"))
+    return None if later.is_empty() else int(later["row"].min())
+
+
+def _match_judgments_polars(
+    docids: pl.Series, offsets: np.ndarray, judged_docids: pl.Series, judged_rows: np.ndarray,
+    starts: np.ndarray, ends: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    lengths = _int64(ends) - _int64(starts)
+    firsts = np.cumsum(lengths) - lengths
+    picked = np.arange(lengths.sum(), dtype=np.int64) + np.repeat(_int64(starts) - firsts, lengths)
+    judged = _int64(judged_rows)[picked]
+    right = pl.DataFrame({
+        "block": np.repeat(np.arange(len(lengths), dtype=np.int64), lengths),
+        "docid": judged_docids.gather(judged),
+        "judged": judged,
+    })
+    left = pl.DataFrame({"block": _blocks(offsets), "docid": docids}).with_row_index("row")
+    matched = left.join(right, on=["block", "docid"], how="inner").unique("row", keep="first").sort("row")
+    return matched["row"].to_numpy().astype(np.int64), matched["judged"].to_numpy().astype(np.int64)
+
+
+def _order_tied_polars(
+    docids: pl.Series, members: np.ndarray, opens: np.ndarray, grades: np.ndarray | None, best: bool
+) -> np.ndarray:
+    members = _int64(members)
+    keys = {"group": np.cumsum(np.asarray(opens, dtype=np.int64)), "docid": docids.gather(members), "row": members}
+    by, descending = ["group", "docid"], [False, True]
+    if grades is not None:
+        keys["grade"] = np.asarray(grades)[members]
+        by, descending = ["group", "grade", "docid"], [False, best, True]
+    ordered = pl.DataFrame(keys).sort(by, descending=descending, maintain_order=True)
+    return ordered["row"].to_numpy().astype(np.int64)

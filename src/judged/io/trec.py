@@ -1,15 +1,20 @@
 """TREC run (``qid Q0 docid rank score tag``) and qrels (``qid iter docid grade``) files.
 
+The grammar is docs/formats.md; in short, as trec_eval reads them: fields are
+separated by ASCII whitespace only (space, tab, ``\\v``, ``\\f``, ``\\r``; a
+no-break space is part of a docid), lines starting with ``#`` are comments
+(a ``#`` inside a docid is data), scores and grades are ASCII numbers
+(:mod:`judged.io.numbers`), gzip is detected by its magic bytes, and a file
+starting with a byte-order mark is refused rather than read into the first
+qid. The rank and iteration columns are ignored, as trec_eval ignores them,
+and so are fields after a run's tag (trec_eval allows them); a qrels line has
+exactly four fields.
+
 Each file is read twice only when it must be: the native parser
 (:mod:`judged.io.native`, on every core, while another thread takes the file's
 sha256) reads the lines it is sure of and gives up on the first it is not;
-then a strict line parser re-reads the file, accepts anything Python's
-``str.split()`` does and, on bad input, names the file, line, offending text
-and what was expected. Lines starting with ``#`` are comments, as in trec_eval
-10 (a ``#`` inside a docid is data). gzip is detected by its magic bytes. The
-rank and iteration columns are ignored, as trec_eval ignores them, and so are
-fields after a run's tag (trec_eval allows them); a qrels line has exactly
-four fields.
+then a strict line parser re-reads the file and, on bad input, names the
+file, line, offending text and what was expected.
 """
 
 from __future__ import annotations
@@ -24,11 +29,13 @@ import polars as pl
 
 from judged.errors import InputError
 from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
-from judged.io.native import QRELS_FORMAT, RUN_FORMAT, TrecFormat, parse_trec
+from judged.io.native import QRELS_FORMAT, RUN_FORMAT, TextShrank, TrecFormat, parse_trec
+from judged.io.numbers import parse_grade, parse_score
 
 _RUN_COLUMNS = ("qid", "Q0", "docid", "rank", "score", "tag")
 _QRELS_COLUMNS = ("qid", "iter", "docid", "grade")
 _GZIP_MAGIC = b"\x1f\x8b"
+_BYTE_ORDER_MARKS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
 
 
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
@@ -81,8 +88,8 @@ def _located(problem: RowProblem, path: str, line: int) -> InputError:
 def _run_tag(path: str) -> str | None:
     """The run tag as trec_eval reports it: the last field of the last data line."""
     last = _last_data_line(path)
-    fields = last.split() if last else []
-    return fields[5] if len(fields) >= len(_RUN_COLUMNS) else None
+    fields = last.split() if last else []  # bytes.split(): ASCII whitespace only
+    return fields[5].decode("utf-8", "replace") if len(fields) >= len(_RUN_COLUMNS) else None
 
 
 def _fast(path: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None]:
@@ -100,7 +107,13 @@ def _fast(path: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None]:
             frame = _inflated_frame(handle.read(), form)
         else:
             with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
-                frame = _with_rows(parse_trec(text, form, mapped=True))
+                try:
+                    frame = _with_rows(parse_trec(text, form, mapped=True))
+                except TextShrank:
+                    raise InputError(
+                        "file shrank while it was being read", path=path,
+                        expected="a file that is not rewritten while judged reads it",
+                    ) from None
         return Source.hashing(path, "trec", handle), frame
 
 
@@ -116,7 +129,7 @@ def _with_rows(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     return frame if frame is not None and frame.height else None
 
 
-def _last_data_line(path: str) -> str | None:
+def _last_data_line(path: str) -> bytes | None:
     """The last non-comment line, read from the end of the file (streamed for gzip)."""
     with open(path, "rb") as probe:
         gzipped = probe.read(2) == _GZIP_MAGIC
@@ -129,9 +142,8 @@ def _last_data_line(path: str) -> str | None:
         with gzip.open(path, "rb") as handle:
             tail = handle.read().splitlines()[-1024:]
     for raw in reversed(tail):
-        line = raw.decode("utf-8", "replace").strip()
-        if line and not line.startswith("#"):
-            return line
+        if raw.strip() and not raw.startswith(b"#"):
+            return raw
     return None
 
 
@@ -142,26 +154,19 @@ def _open(path: str):
 
 
 def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame, str | None, list[int]]:
-    """Parse line by line with any whitespace, raising :class:`InputError` at the first bad line."""
+    """Parse line by line, fields split on ASCII whitespace, raising :class:`InputError` at the first bad line."""
     rows: list[tuple] = []
     lines: list[int] = []
     tag = None
     try:
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
+                if number == 1:
+                    _refuse_byte_order_mark(raw, path)
                 if raw.startswith(b"#"):  # a comment, whatever its bytes: trec_eval never decodes one
                     continue
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as err:
-                    raise InputError(
-                        f"undecodable bytes at byte {err.start} of the line",
-                        path=path,
-                        line=number,
-                        text=raw.decode("utf-8", "replace").rstrip("\r\n"),
-                        expected="UTF-8 text",
-                    ) from None
-                fields = text.split()
+                text = _decoded(raw, path, number)
+                fields = [field.decode("utf-8") for field in raw.split()]  # whole UTF-8 sequences: split on ASCII
                 if not fields:
                     continue
                 if len(fields) < len(columns) or (len(fields) > len(columns) and columns is _QRELS_COLUMNS):
@@ -185,14 +190,48 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
     return frame, tag, lines
 
 
-def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str, str, float]:
+def _refuse_byte_order_mark(first: bytes, path: str) -> None:
+    """Refuse a file that starts with a byte-order mark: trec_eval would read it into the first qid."""
+    for mark, encoding in _BYTE_ORDER_MARKS.items():
+        if first.startswith(mark):
+            raise InputError(
+                f"file starts with a {encoding} byte-order mark",
+                path=path,
+                line=1,
+                text=first.decode("utf-8", "replace").rstrip("\r\n"),
+                expected="UTF-8 text without a byte-order mark; remove it, e.g. with sed -i '1s/^\\xEF\\xBB\\xBF//' FILE"
+                if encoding == "UTF-8"
+                else "UTF-8 text; convert it, e.g. with iconv -f UTF-16 -t UTF-8 FILE",
+            )
+
+
+def _decoded(raw: bytes, path: str, number: int) -> str:
+    """The line as text: UTF-8 without NUL bytes (which end trec_eval's strings early), else a located error."""
     try:
-        score = float(fields[4])
-    except ValueError:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise InputError(
+            f"undecodable bytes at byte {err.start} of the line",
+            path=path,
+            line=number,
+            text=raw.decode("utf-8", "replace").rstrip("\r\n"),
+            expected="UTF-8 text",
+        ) from None
+    if "\x00" in text:
+        raise InputError(
+            f"NUL byte at byte {raw.index(0)} of the line", path=path, line=number, text=text.rstrip("\r\n"),
+            expected="text without NUL bytes",
+        )
+    return text
+
+
+def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str, str, float]:
+    score = parse_score(fields[4])
+    if score is None:
         raise InputError(
             "score is not a number", path=path, line=number, text=text.rstrip("\r\n"),
-            expected="a finite number in column 5",
-        ) from None
+            expected="a finite number in column 5 (ASCII digits, sign, point and exponent)",
+        )
     if not math.isfinite(score):
         raise InputError(
             "score is not a finite number", path=path, line=number, text=text.rstrip("\r\n"),
@@ -203,16 +242,16 @@ def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str,
 
 def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[str, str, int]:
     try:
-        grade = int(fields[3])
-    except ValueError:
-        raise InputError(
-            "grade is not an integer", path=path, line=number, text=text.rstrip("\r\n"),
-            expected="an integer grade in column 4 (fractional grades are not truncated)",
-        ) from None
-    if not -(2**63) <= grade < 2**63:
+        grade = parse_grade(fields[3])
+    except OverflowError:
         raise InputError(
             "grade is out of range", path=path, line=number, text=text.rstrip("\r\n"),
             expected="an integer grade in column 4 that fits in 64 bits",
+        ) from None
+    if grade is None:
+        raise InputError(
+            "grade is not an integer", path=path, line=number, text=text.rstrip("\r\n"),
+            expected="an integer grade in column 4 (ASCII digits and sign; fractional grades are not truncated)",
         )
     return fields[0], fields[2], grade
 
