@@ -264,7 +264,7 @@ def read_judged_tsv(path: Path) -> dict[tuple[str, str], float]:
     with open(path) as f:
         next(f, None)
         for line in f:
-            run, qid, measure, value = line.rstrip("\n").split("\t")
+            _run, qid, measure, value = line.rstrip("\n").split("\t")
             if qid != "all":
                 values[(qid, short[measure])] = float(value)
     return values

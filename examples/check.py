@@ -11,6 +11,7 @@ needs the bm25s package).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import subprocess
@@ -34,7 +35,7 @@ def fail(msg: str) -> None:
 
 
 def read_lines(name: str) -> list[str]:
-    return [l for l in (HERE / name).read_text(encoding="utf-8").split("\n") if l]
+    return [line for line in (HERE / name).read_text(encoding="utf-8").split("\n") if line]
 
 
 def load_qrels(name: str, docids: set[str], qids: set[str]) -> dict[str, dict[str, int]]:
@@ -104,7 +105,7 @@ def main() -> int:
                 fail(f"{name}: {q} has {len(rows)} rows, want {depth}")
             if [r for _, r, _ in rows] != list(range(1, len(rows) + 1)):
                 fail(f"{name}: {q} ranks are not 1..N in file order")
-            if any(a[2] < b[2] for a, b in zip(rows, rows[1:])):
+            if any(a[2] < b[2] for a, b in itertools.pairwise(rows)):
                 fail(f"{name}: {q} scores increase down the list")
             if len({d for d, _, _ in rows}) != len(rows):
                 fail(f"{name}: {q} repeats a docid")
@@ -166,7 +167,7 @@ def main() -> int:
     text = (HERE / "rubric.toml").read_text(encoding="utf-8")
     if tomllib is not None:
         levels = tomllib.loads(text).get("level", [])
-        if sorted(l.get("grade") for l in levels) != [0, 1, 2, 3]:
+        if sorted(level.get("grade") for level in levels) != [0, 1, 2, 3]:
             fail("rubric.toml: want one [[level]] per grade 0..3")
         for lv in levels:
             if not lv.get("label") or not lv.get("description"):

@@ -22,7 +22,8 @@ OFFICIAL = ["NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR"] + [f"
 def all_trec(rel: int = 1) -> list[str]:
     r = f"(rel={rel})" if rel != 1 else ""
     return (
-        ["NumRet", f"NumRel{r}", f"NumRelRet{r}", f"AP{r}", f"Rprec{r}", f"Bpref{r}", f"RR{r}", "nDCG", f"P{r}", f"R{r}"]
+        ["NumRet", f"NumRel{r}", f"NumRelRet{r}", f"AP{r}", f"Rprec{r}", f"Bpref{r}", f"RR{r}", "nDCG"]
+        + [f"P{r}", f"R{r}"]
         + [f"P{r}@{k}" for k in CUTS]
         + [f"R{r}@{k}" for k in CUTS]
         + [f"nDCG@{k}" for k in CUTS]

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 import judged
 from judged.measures import Gain, Measure, all_families, parse
-from judged.measures.registry import PARAM_DEFAULTS
+from judged.measures.conventions import convention
 from judged.measures.spec import IDEALS, NORELS, UNJUDGED
 
 QIDS = ("q1", "q2", "q3")
@@ -390,7 +390,7 @@ def test_parsing_ignores_parameter_order_quotes_aliases_and_omitted_defaults(mea
     Parameters in any order, quoted or not, defaults left out, and the family
     named by any alias: all parse equal to the measure.
     """
-    params = [(k, v) for k, v in measure.params().items() if v != PARAM_DEFAULTS[k] or data.draw(st.booleans())]
+    params = [(k, v) for k, v in measure.params().items() if v != convention(k).default or data.draw(st.booleans())]
     params = data.draw(st.permutations(params))
     quote = data.draw(st.sampled_from(("", "'", '"')))
     name = data.draw(st.sampled_from((measure.name,) + measure.family.aliases))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 import warnings
 
 import numpy as np
@@ -142,7 +143,7 @@ def test_perfect_agreement_interval_is_one_or_undefined():
 def test_bad_requests_and_bad_grades():
     with pytest.raises(InputError, match="grade 4 of the second assessor is not in the grade domain"):
         cohen_kappa([0, 1], [0, 4], grades=[0, 1, 2, 3])
-    with pytest.raises(UsageError, match="weights must be one of unweighted|linear|quadratic"):
+    with pytest.raises(UsageError, match=re.escape("weights must be one of unweighted|linear|quadratic")):
         cohen_kappa([0], [0], grades=[0, 1], weights="cubic")
     with pytest.raises(UsageError, match="the same pairs"):
         cohen_kappa([0, 1], [0], grades=[0, 1])

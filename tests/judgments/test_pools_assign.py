@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from judged.cli import main
 from judged.errors import UsageError
-from judged.io.inputs import Run
 from judged.io import read_run
+from judged.io.inputs import Run
 from judged.judgments import AssignedPair
 from judged.judgments.schema import assignments, pool_members
 

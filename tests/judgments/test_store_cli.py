@@ -28,7 +28,8 @@ def judged(tmp_path, monkeypatch):
 def test_a_judging_workflow_from_import_to_evaluation(judged, examples, tmp_path):
     judged("import", "queries", examples / "queries.jsonl")
     judged("import", "documents", examples / "documents.jsonl")
-    assert "rubric tidewater-docs@1 stored (grades 0, 1, 2, 3)" in judged("import", "rubric", examples / "rubric.toml").output
+    stored = judged("import", "rubric", examples / "rubric.toml").output
+    assert "rubric tidewater-docs@1 stored (grades 0, 1, 2, 3)" in stored
     judged("pool", *(examples / "runs" / f"{n}.run" for n in ("bm25", "dense", "naive")), "--depth", "10")
     assert "239 label(s) recorded for a1" in judged("import", "qrels", examples / "qrels.txt", "-a", "a1").output
     assert "0 label(s) recorded for a1, 239 already stored" in judged("import", "qrels", examples / "qrels.txt",
@@ -71,7 +72,9 @@ def test_judging_from_the_command_line(judged):
     assert "undid event" in judged("judge", "undo", "q1", "d1", "-a", "ana").output
     judged("judge", "record", "q1", "d2", "--cannot-judge", "page does not load", "-a", "ana")
     history = judged("judge", "history", "q1", "d1").output.splitlines()
-    assert [line.split()[3:5] for line in history[1:]] == [["grade", "2"], ["grade", "3"], ["undo", history[2].split()[-1]]]
+    assert [line.split()[3:5] for line in history[1:]] == [
+        ["grade", "2"], ["grade", "3"], ["undo", history[2].split()[-1]]
+    ]
     assert "steps only" in history[1]
     assert "cannot judge: page does not load" in judged("judge", "history", "q1", "d2").output
     judged("judge", "record", "q1", "d1", "-a", "ana", code=2)

@@ -77,7 +77,8 @@ def test_a_store_newer_than_this_judged_is_refused(tmp_path):
 
 def test_sqlite_runs_in_wal_with_foreign_keys_and_a_busy_timeout(sqlite_store):
     with sqlite_store.engine.connect() as connection:
-        pragma = lambda name: connection.exec_driver_sql(f"PRAGMA {name}").scalar()
+        def pragma(name):
+            return connection.exec_driver_sql(f"PRAGMA {name}").scalar()
         assert (pragma("journal_mode"), pragma("foreign_keys"), pragma("busy_timeout")) == ("wal", 1, 30000)
 
 

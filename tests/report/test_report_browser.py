@@ -43,7 +43,8 @@ def test_every_chart_is_drawn(loaded):
     assert len(sizes) == 9
     for entry in sizes:
         assert entry is not None and entry[1] > 50 and entry[2] > 50, entry
-    marks = page.eval_on_selector_all(".vega svg", "svgs => svgs.map(s => s.querySelectorAll('path, rect, line').length)")
+    count_marks = "svgs => svgs.map(s => s.querySelectorAll('path, rect, line').length)"
+    marks = page.eval_on_selector_all(".vega svg", count_marks)
     assert all(count > 10 for count in marks), marks  # axes and marks, not an empty frame
 
 

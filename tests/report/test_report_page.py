@@ -14,10 +14,10 @@ from report_inputs import EXAMPLES, RUNS, SETTINGS
 
 import judged
 from judged.cli import main
-from judged.stats.compare import compare
 from judged.render.compare import row_cells
 from judged.report.model import curve_cutoffs
 from judged.report.page import javascript
+from judged.stats.compare import compare
 
 SECTIONS = ("summary", "distributions", "differences", "curves", "judged", "significance", "queries", "explain",
             "provenance")
@@ -166,7 +166,8 @@ def test_user_text_is_escaped_everywhere():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "q&lt;1&gt;&amp;&#34;" in text
     assert "one&lt;b&gt;" in text and "&lt;i&gt;title&lt;/i&gt;" in text
     page = Page(text)
-    assert sum(1 for tag, _ in page.elements if tag == "script") == 2 + 6  # bundle, embed, one spec per chart (3 per measure, 3 curves)
+    # the bundle, the embedding script, and one spec per chart (3 per measure, 3 curves)
+    assert sum(1 for tag, _ in page.elements if tag == "script") == 2 + 6
     assert evil in page.cells  # the docid still reads as itself
     values = json.dumps(page.specs())
     assert "one<b>" in values and 'q<1>&\\"' in values  # chart data keeps the text; JSON escaping made it inert

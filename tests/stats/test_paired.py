@@ -43,7 +43,7 @@ def test_length_mismatch_is_a_usage_error(fn):
     [randomization_test, t_test, wilcoxon, bootstrap_ci, effect_size, wins_ties_losses],
 )
 def test_nan_is_a_usage_error_naming_the_position(fn):
-    with pytest.raises(judged.UsageError, match="NaN.*position 1"):
+    with pytest.raises(judged.UsageError, match=r"NaN.*position 1"):
         fn([0.1, 0.2, 0.3], [0.1, np.nan, 0.3])
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 
 import judged
-from judged.stats.risk import Risk, risk_against_baseline, risk_adjusted_deltas, trisk, urisk
+from judged.stats.risk import Risk, risk_adjusted_deltas, risk_against_baseline, trisk, urisk
 
 SYSTEM = [0.50, 0.30, 0.80, 0.20]
 BASELINE = [0.40, 0.50, 0.60, 0.20]

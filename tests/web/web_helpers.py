@@ -18,8 +18,8 @@ from pathlib import Path
 from argon2 import PasswordHasher, profiles
 from fastapi.testclient import TestClient
 
-from judged.io.inputs import Run
 from judged.io import read_run
+from judged.io.inputs import Run
 from judged.judgments import Document, Store
 from judged.judgments.accounts import Accounts
 from judged.judgments.files import read_documents, read_queries

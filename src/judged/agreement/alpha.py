@@ -81,11 +81,11 @@ def alpha_from_counts(counts: np.ndarray, grades: Sequence[int], metric: str) ->
     expected = float((np.outer(n_c, n_c) * delta).sum())
     if expected <= 0:
         used = int(np.flatnonzero(n_c)[0])
-        return Alpha(metric, float("nan"), units, int(round(n)),
+        return Alpha(metric, float("nan"), units, round(n),
                      f"every pairable label is the same grade ({grades[used]}): there is no variation to "
                      "measure agreement against, so alpha is 0/0")
     observed = float((coincidences * delta).sum())
-    return Alpha(metric, 1.0 - (n - 1) * observed / expected, units, int(round(n)))
+    return Alpha(metric, 1.0 - (n - 1) * observed / expected, units, round(n))
 
 
 def _distances(metric: str, values: np.ndarray, n_c: np.ndarray) -> np.ndarray:

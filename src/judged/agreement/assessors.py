@@ -28,10 +28,10 @@ import numpy as np
 import polars as pl
 from scipy.stats import kendalltau
 
-from judged.errors import UsageError
 from judged.engine.evaluate import evaluate
-from judged.io.inputs import Qrels
+from judged.errors import UsageError
 from judged.io import read_qrels, read_run
+from judged.io.inputs import Qrels
 from judged.measures import parse
 from judged.measures.spec import Measure
 

@@ -17,8 +17,8 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError, UsageError
-from judged.io.inputs import Qrels
 from judged.io import read_qrels
+from judged.io.inputs import Qrels
 
 COLUMNS = ("qid", "docid", "assessor", "grade")
 
@@ -134,7 +134,7 @@ def check_domain(qrels: Qrels, grades) -> None:
     outside = qrels.frame.with_row_index("row").filter((pl.col("grade") >= 0) & ~pl.col("grade").is_in(domain))
     if not outside.height:
         return
-    row, qid, docid, grade = outside.row(0)
+    _, qid, docid, grade = outside.row(0)
     path = qrels.source.path if qrels.source else qrels.name
     line, text = _qrels_line(qrels, qid, docid)
     raise InputError(f"grade {grade} is not in the rubric's grades", path=path, line=line,

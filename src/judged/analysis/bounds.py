@@ -88,15 +88,15 @@ from dataclasses import dataclass, replace
 import numpy as np
 import polars as pl
 
-from judged.errors import UsageError
+from judged.analysis.bounds_search import closed_bound, exact_range
 from judged.engine.evaluate import MISSING_POLICIES, evaluate, reported_queries
+from judged.engine.ranking import build_view
+from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.families.ndcg import judged_gains
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
-from judged.analysis.bounds_search import closed_bound, exact_range
-from judged.engine.ranking import build_view
 
 SCOPES = ("top_k", "retrieved")
 #: Tie rules whose order does not depend on grades (``worst``/``best`` sort by grade, ``average`` is not one order).

@@ -8,6 +8,8 @@ two entry points.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from judged.measures.gains import discounts
@@ -145,7 +147,7 @@ def _exact_max(data: dict[str, np.ndarray], values: np.ndarray, measure: Measure
             den0 += ideal.term(t, np.zeros(q, dtype=np.int64))
     gain_part, ideal_part = [], []  # per free level l >= 2: as functions of c_l (columns)
     c = np.broadcast_to(np.arange(width)[None, :], (q, width))
-    for lower, upper in zip(v[:-1], v[1:]):
+    for lower, upper in itertools.pairwise(v):
         gain_part.append((upper - lower) * prefix)
         part = np.zeros((q, width))
         for t, threshold in enumerate(ideal.tau):

@@ -15,18 +15,18 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
-from judged.errors import InputError, UsageError
 from judged.engine.evaluate import evaluate, view_key
-from judged.io.inputs import Qrels, Run
+from judged.engine.ranking import build_view
+from judged.engine.view import RankedView
+from judged.errors import InputError, UsageError
 from judged.io import read_qrels, read_run
+from judged.io.inputs import Qrels, Run
 from judged.measures import parse
 from judged.measures.families.ndcg import dcg, ideal_dcg, judged_gains
 from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.hits import relevant_hits
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, tie_weights
-from judged.engine.ranking import build_view
-from judged.engine.view import RankedView
 
 
 @dataclass(frozen=True)

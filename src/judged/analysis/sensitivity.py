@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.result import Result
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import IDEALS, TIES, UNJUDGED, Gain, Measure
-from judged.engine.result import Result
 
 #: Variations that can score 1.0 without a perfect ranking: the ideal shrinks to what was
 #: returned, unjudged documents vanish, or ties are credited in the best order.

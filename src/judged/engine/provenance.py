@@ -11,6 +11,7 @@ import datetime as _dt
 import platform
 import sys
 from collections.abc import Mapping, Sequence
+
 from judged.version import __version__
 
 
@@ -41,7 +42,7 @@ def provenance_record(
 
     record: dict[str, object] = {
         "judged_version": __version__,
-        "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "command": list(command) if command is not None else None,
         "python": platform.python_version(),
         "platform": sys.platform,

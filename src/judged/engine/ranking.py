@@ -28,9 +28,9 @@ from typing import Literal
 import numpy as np
 import polars as pl
 
+from judged.engine.view import RankedView, Top
 from judged.io.inputs import Qrels, Run
 from judged.io.native import match_judgments, order_tied
-from judged.engine.view import RankedView, Top
 
 
 def build_view(
@@ -175,7 +175,7 @@ def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.nd
 
 def _order_in_place(
     docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str
-) -> tuple[np.ndarray, np.ndarray] | None | Literal[False]:
+) -> tuple[np.ndarray, np.ndarray] | Literal[False] | None:
     """Rank rows already grouped by query: ``None`` when they are ranked as they stand, ``(members, rows)``
     when the rows of tied groups must move (``rows[i]`` belongs at ``members[i]``), ``False`` when the
     scores are not descending (a full sort is needed)."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from judged.errors import InputError
 from judged.judgments.model import Document, Query

@@ -22,12 +22,12 @@ import numpy as np
 import polars as pl
 import sqlalchemy as sa
 
+from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Run
 from judged.judgments import schema as t
 from judged.judgments.engine import insert_new
 from judged.judgments.model import now
-from judged.engine.ranking import build_view
 
 
 @dataclass(frozen=True)

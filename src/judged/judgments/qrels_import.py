@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from judged.errors import InputError
-from judged.io.inputs import Qrels
 from judged.io import read_qrels
+from judged.io.inputs import Qrels
 from judged.judgments.catalog import level_grades
 from judged.judgments.model import NewJudgment, check_id
 from judged.rubric import Rubric

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import io
-import shutil
 import math
+import shutil
 from collections.abc import Sequence
 
 import numpy as np

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from judged.engine.result import Result
 from judged.errors import UsageError
 from judged.measures.spec import Measure
-from judged.engine.result import Result
 
 #: trec_eval's measure table order, for the measures judged can print under trec_eval names.
 _TABLE_ORDER = (
@@ -100,5 +100,5 @@ def render_trec_eval(results: Sequence[Result], per_query: bool = True) -> str:
 
 def _line(name: str, qid: str, value: float, measure: Measure) -> str:
     if measure.family.integer:
-        return "%-22s\t%s\t%d\n" % (name, qid, int(value))
-    return "%-22s\t%s\t%6.4f\n" % (name, qid, value)
+        return f"{name:<22}\t{qid}\t{int(value)}\n"
+    return f"{name:<22}\t{qid}\t{value:6.4f}\n"

@@ -13,9 +13,9 @@ from collections.abc import Sequence
 
 import altair as alt
 
-from judged.stats.compare import SignificanceMatrix
-from judged.report.model import Curve
 from judged.engine.result import Result
+from judged.report.model import Curve
+from judged.stats.compare import SignificanceMatrix
 
 WIDTH = 640
 DATA = alt.NamedData(name="values")
@@ -48,7 +48,8 @@ def distribution(results: Sequence[Result], measure: str) -> dict:
     )
     box = base.mark_boxplot(extent="min-max", opacity=0.35, size=26).encode(color=_run_colour(runs))
     ticks = base.mark_tick(opacity=0.8, thickness=1.5, size=18).encode(
-        color=_run_colour(runs), tooltip=[alt.Tooltip("run:N"), alt.Tooltip("qid:N"), alt.Tooltip("value:Q", format=".4f")]
+        color=_run_colour(runs),
+        tooltip=[alt.Tooltip("run:N"), alt.Tooltip("qid:N"), alt.Tooltip("value:Q", format=".4f")]
     )
     return _spec(alt.layer(box, ticks).properties(width=WIDTH, height=alt.Step(40),
                                                   title=f"Per-query {short_name(measure)} by run"), values)

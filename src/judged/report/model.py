@@ -15,15 +15,15 @@ from dataclasses import dataclass, replace
 
 import polars as pl
 
-from judged.stats.compare import Comparison, MeasureComparison, compare
-from judged.engine.config import Config
-from judged.stats.distributions import changes, cutoff_curve
-from judged.engine.evaluate import evaluate
 from judged.analysis.explain import Explanation, explain
-from judged.io.inputs import Qrels, Run
-from judged.io import read_qrels, read_run
-from judged.measures.spec import Measure
+from judged.engine.config import Config
+from judged.engine.evaluate import evaluate
 from judged.engine.result import Result
+from judged.io import read_qrels, read_run
+from judged.io.inputs import Qrels, Run
+from judged.measures.spec import Measure
+from judged.stats.compare import Comparison, MeasureComparison, compare
+from judged.stats.distributions import changes, cutoff_curve
 from judged.version import __version__
 
 #: Deepest cutoff of each curve: nDCG@1..100, R@1..1000, Judged@1..100 (less when the runs are shallower).

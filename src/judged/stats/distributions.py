@@ -19,11 +19,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judged.errors import UsageError
 from judged.engine.evaluate import evaluate
+from judged.engine.result import Result
+from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.engine.result import Result
 
 
 @dataclass(frozen=True)
@@ -88,7 +88,9 @@ def changes(result: Result, baseline: Result, measure: Measure | str, *, n: int 
     return Changes(result.run, baseline.run, str(m), len(shared), tuple(lost), tuple(gained))
 
 
-def cutoff_curve(run, qrels, measure: str = "nDCG", cutoffs: Iterable[int] = range(1, 101), **options) -> dict[int, float]:
+def cutoff_curve(
+    run, qrels, measure: str = "nDCG", cutoffs: Iterable[int] = range(1, 101), **options
+) -> dict[int, float]:
     """The mean of ``measure`` (a name with optional conventions, no cutoff) at each cutoff, in one evaluation.
 
     >>> cutoff_curve({"q": {"a": 2.0, "b": 1.0}}, {"q": {"b": 1}}, "P", [1, 2])

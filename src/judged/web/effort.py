@@ -19,6 +19,7 @@ Pace(timed=3, median_seconds=20.0, mean_seconds=20.0)
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import statistics
 from collections import Counter, defaultdict
@@ -111,7 +112,7 @@ class Effort:
 
 def pace(times: Sequence[dt.datetime], max_gap: dt.timedelta = MAX_GAP) -> Pace:
     """The time between consecutive labels (in log order), breaks longer than ``max_gap`` left out."""
-    gaps = [(b - a).total_seconds() for a, b in zip(times, times[1:]) if b - a <= max_gap]
+    gaps = [(b - a).total_seconds() for a, b in itertools.pairwise(times) if b - a <= max_gap]
     if not gaps:
         return Pace(0, None, None)
     return Pace(len(gaps), float(statistics.median(gaps)), float(statistics.fmean(gaps)))
