@@ -62,7 +62,19 @@ class _Group(click.Group):
             sys.exit(1)
 
 
+def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: judged's version and whether the native TREC reader is built (io/native.py says why not)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from judged.io.native import NATIVE_STATUS
+    from judged.version import __version__
+
+    click.echo(f"judged, version {__version__}\nnative reader: {NATIVE_STATUS}")
+    ctx.exit()
+
+
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="judged")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_show_version,
+              help="Show the version and whether the native reader is available, then exit.")
 def main() -> None:
     """Evaluate rankings against graded relevance judgments, every convention explicit."""
