@@ -6,11 +6,10 @@ import click
 
 from judged.agreement.assessors import assessor_sensitivity
 from judged.cli.agreement_command import assessor_files, open_judgments
-from judged.cli.output import config_option, write_output
+from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option
 from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.assessors import render_assessors, render_assessors_json
 
 
@@ -29,8 +28,7 @@ from judged.render.assessors import render_assessors, render_assessors_json
 @click.option("--final-name", help="The final set's name in the report. Default: final, the frozen set's id, "
               "or adjudicated.")
 @click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES),
-              help="Judged queries missing from a run (default: skip).")
+@convention_option("missing")
 @click.option("--per-query", is_flag=True, help="Also every query's values and swing.")
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)

@@ -5,10 +5,9 @@ from __future__ import annotations
 import click
 
 from judged.analysis.bounds import unjudged_bounds
-from judged.cli.output import config_option, write_output
+from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.bounds import render_bounds, render_bounds_json
 
 
@@ -20,7 +19,7 @@ from judged.render.bounds import render_bounds, render_bounds_json
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="An nDCG measure.")
 @click.option("--scope", type=click.Choice(["top_k", "retrieved"]), default="top_k", show_default=True,
               help="Which unjudged documents may take a grade: those in the top k, or every retrieved one.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@convention_option("missing")
 @click.option("--per-query", is_flag=True, help="Also print every query's figures.")
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)

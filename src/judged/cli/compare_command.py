@@ -6,12 +6,12 @@ import sys
 
 import click
 
-from judged.cli.output import config_option, write_output
+from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.stats.compare import CORRECTIONS, compare
 from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import evaluate
 from judged.render.compare import (
     render_comparison,
     render_comparison_json,
@@ -41,7 +41,7 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @click.option("--risk-alpha", type=click.FloatRange(min=0), help="Add URisk/TRisk against the baseline, losses x (1+A).")
 @click.option("--plan-delta", type=click.FloatRange(min=0, min_open=True),
               help="Add planning: queries needed to detect this difference (power 0.8), and the smallest detectable.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@convention_option("missing")
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")

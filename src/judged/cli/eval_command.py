@@ -10,13 +10,13 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from judged.cli.output import config_option, write_output
+from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import read_judgments
 from judged.engine.config import Config
 from judged.presets import apply as apply_preset
 from judged.presets import names as preset_names
 from judged.errors import UsageError
-from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import evaluate
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
 from judged.measures import Measure, parse
@@ -48,10 +48,8 @@ _RENDERERS = {
               help="Output format; trec_eval is byte-compatible with trec_eval -q.")
 @click.option("--output", "-o", type=click.Path(), help="Write to this file (atomically) instead of stdout; "
               "with --engine spark, the per-query values to this Parquet folder.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES),
-              help="Judged queries the run did not answer: skip them (the default), or score them 0 (trec_eval -c).")
-@click.option("--norel", type=click.Choice(["0", "1", "skip"]),
-              help="Set norel= on every measure that has it: the value of a query with no relevant judgment.")
+@convention_option("missing")
+@convention_option("norel", lead="Set norel= on every measure that has it: ", show_default=False)
 @click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
 @click.option("--judged/--no-judged", "add_judged", default=True, show_default=True,
               help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")

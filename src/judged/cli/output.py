@@ -1,12 +1,11 @@
-"""Shared command-line pieces: the --config option, and writing output to stdout or atomically to a file."""
+"""Shared command-line pieces: the --config option, convention options, and writing output to stdout or a file."""
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import click
+
+from judged.io.output import write_atomic
+from judged.measures.conventions import convention
 
 
 config_option = click.option(
@@ -15,25 +14,27 @@ config_option = click.option(
 )
 
 
+def convention_option(name: str, *, lead: str = "", show_default: bool = True):
+    """A ``--NAME`` option offering the choices of convention ``name``, its help from the conventions table.
+
+    The option is unset by default, so that the team config (or the measure's
+    own value) applies; ``lead`` goes before the table's meaning.
+
+    >>> option = convention_option("missing")(lambda missing: None).__click_params__[0]
+    >>> option.type.choices, option.default
+    (('skip', 'zero'), None)
+    """
+    c = convention(name)
+    meaning = c.meaning.replace("`", "")
+    text = lead + meaning if lead else meaning[0].upper() + meaning[1:]
+    if show_default:
+        text += f" (default: {c.default})"
+    return click.option(f"--{name}", type=click.Choice(c.choices), help=text + ".")
+
+
 def write_output(text: str, path: str | None) -> None:
     """Print ``text``, or write it to ``path`` so that the file is either complete or untouched."""
     if path is None or path == "-":
         click.echo(text, nl=False)
         return
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the file the mode open() would
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process umask (reading it means setting it, so set it straight back)."""
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+    write_atomic(text, path)

@@ -6,11 +6,10 @@ import sys
 
 import click
 
-from judged.cli.output import config_option
+from judged.cli.output import config_option, convention_option
 from judged.cli.store_common import db_option, judgments_option, read_judgments
 from judged.engine.config import Config
 from judged.errors import UsageError
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.report import report
 
 
@@ -32,7 +31,7 @@ from judged.report import report
 @click.option("--worst", type=click.IntRange(min=1), default=10, show_default=True,
               help="How many worst and most changed queries each run lists (each linked to its explain view).")
 @click.option("--title", help="The page title. Default: the run names.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES), help="Judged queries missing from a run (default: skip).")
+@convention_option("missing")
 @config_option
 def report_command(runs, qrels_path, judgments, db, measures, baseline, output, permutations, resamples, seed,
                    correction, tukey, worst, title, missing, config):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import click
 
-from judged.cli.output import config_option, write_output
+from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.render.sensitivity import render_sensitivity, render_sensitivity_json
 from judged.analysis.sensitivity import sensitivity
 
@@ -18,8 +17,7 @@ from judged.analysis.sensitivity import sensitivity
 @judgments_option
 @db_option
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="The measure and its chosen conventions.")
-@click.option("--missing", type=click.Choice(MISSING_POLICIES),
-              help="The chosen policy for judged queries missing from a run (default: skip).")
+@convention_option("missing")
 @config_option
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")

@@ -33,13 +33,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judged.errors import InputError, UsageError
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.measures import parse
+from judged.measures.conventions import CONVENTIONS, PARAM_ORDER, convention
 from judged.measures.parse import canonical_param, explicit_params
-from judged.measures.spec import PARAM_ORDER, Measure
+from judged.measures.spec import Measure
 
 FILENAME = "judged.toml"
-_KEYS = set(PARAM_ORDER) | {"missing", "measures", "cutoffs"}
+#: Every convention a team may pin, then the default measures and cutoffs.
+_KEYS = [c.name for c in CONVENTIONS if c.pinnable] + ["measures", "cutoffs"]
 
 
 @dataclass(frozen=True)
@@ -60,14 +61,15 @@ class Config:
         except tomllib.TOMLDecodeError as err:
             raise InputError(f"invalid TOML: {err}", path=path or FILENAME) from None
         table = data.get("conventions", {})
-        unknown = set(data) - {"conventions"} | set(table) - _KEYS
+        unknown = set(data) - {"conventions"} | set(table) - set(_KEYS)
         if unknown:
             raise InputError(f"unknown setting(s): {', '.join(sorted(unknown))}", path=path or FILENAME,
-                             expected=f"a [conventions] table with {', '.join(sorted(_KEYS))}")
+                             expected=f"a [conventions] table with {', '.join(_KEYS)}")
         conventions = {k: _as_param(k, v) for k, v in table.items() if k in PARAM_ORDER}
         missing = table.get("missing")
-        if missing is not None and missing not in MISSING_POLICIES:
-            raise InputError(f"missing must be one of {'|'.join(MISSING_POLICIES)}", path=path or FILENAME,
+        policies = convention("missing").choices
+        if missing is not None and missing not in policies:
+            raise InputError(f"missing must be one of {'|'.join(policies)}", path=path or FILENAME,
                              text=str(missing))
         config = cls(conventions, missing, tuple(table.get("measures", ())), tuple(table.get("cutoffs", ())),
                      path, hashlib.sha256(text.encode()).hexdigest())
@@ -126,8 +128,8 @@ class Config:
                 "missing": self.missing, "measures": list(self.measures), "cutoffs": list(self.cutoffs)}
 
     def with_missing(self, missing: str | None) -> str:
-        """The missing policy to use: the command line's, else the config's, else ``skip``."""
-        return missing or self.missing or "skip"
+        """The missing policy to use: the command line's, else the config's, else the table's default (``skip``)."""
+        return missing or self.missing or str(convention("missing").default)
 
 
 def _as_param(key: str, value) -> str:

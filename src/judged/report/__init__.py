@@ -51,7 +51,7 @@ def report(
                  resamples=resamples, seed=seed, correction=correction, worst=worst, title=title, command=command)
     html = render(data)
     if path is not None:
-        from judged.cli.output import write_output
+        from judged.io.output import write_atomic
 
-        write_output(html, path)
+        write_atomic(html, path)
     return html
