@@ -3,16 +3,22 @@
 JSON is the ``{qid: {docid: value}}`` shape pytrec_eval and ranx use. JSON
 Lines holds one object a line, either a record (``{"qid": .., "docid": ..,
 "score": ..}``, ``"grade"`` for qrels) or a ``{qid: {docid: value}}`` fragment.
+
+Values are JSON numbers (ASCII by JSON's own grammar; a number in a string is
+refused). An integer too long for 64 bits becomes a float, never a crash
+(Python's ``int()`` stops at 4,300 digits): a fine score, an out-of-range grade.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import math
 from pathlib import Path
 
 from judged.errors import InputError
 from judged.io.inputs import Qrels, Run, Source
+from judged.io.numbers import parse_grade
 
 _VALUE_KEYS = {"run": ("score",), "qrels": ("grade", "relevance", "rel", "label")}
 
@@ -22,7 +28,7 @@ def read_json(path: str | Path, kind: str, name: str | None = None) -> Run | Qre
     path = str(path)
     source = Source.of_file(path, "json")
     try:
-        data = json.loads(_text(path))
+        data = _loads(_text(path))
     except json.JSONDecodeError as err:
         raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno, expected="a JSON object") from None
     if not isinstance(data, dict):
@@ -47,7 +53,7 @@ def read_jsonl(path: str | Path, kind: str, name: str | None = None) -> Run | Qr
         if not line.strip():
             continue
         try:
-            obj = json.loads(line)
+            obj = _loads(line)
         except json.JSONDecodeError as err:
             raise InputError(f"invalid JSON: {err.msg}", path=path, line=number, text=line) from None
         if not isinstance(obj, dict):
@@ -79,8 +85,23 @@ def _build(nested: dict, kind: str, path: str, name: str | None, source: Source)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"value for query {qid!r}, document {docid!r} is not a number", path=path,
                                  text=json.dumps(value), expected="a number")
+            if kind == "qrels" and math.isfinite(value) and not -(2**63) <= value < 2**63:
+                raise InputError(f"grade for query {qid!r}, document {docid!r} is out of range", path=path,
+                                 text=json.dumps(value), expected="an integer grade that fits in 64 bits")
     container = Run if kind == "run" else Qrels
     return container.from_dict(nested, name or Path(path).stem, source=source)
+
+
+def _json_integer(text: str) -> int | float:
+    """A JSON integer: exact when it fits in 64 bits, else the nearest float."""
+    try:
+        return parse_grade(text)
+    except OverflowError:
+        return float(text)
+
+
+def _loads(text: str):
+    return json.loads(text, parse_int=_json_integer)
 
 
 def _text(path: str) -> str:

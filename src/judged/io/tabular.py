@@ -3,7 +3,10 @@
 Columns are found by name: ``qid`` (or ``query_id``, ``query``), ``docid``
 (or ``doc_id``, ``doc``, ``docno``), ``score`` for runs and ``grade`` (or
 ``relevance``, ``rel``, ``label``) for qrels; pass ``columns=`` to map others.
-pandas and polars DataFrames are accepted by the API.
+pandas and polars DataFrames are accepted by the API. A value written as
+text (every CSV/TSV field, a Parquet string column) follows the TREC reader's
+number rule (:mod:`judged.io.numbers`, docs/formats.md): ASCII digits, sign,
+point and exponent; a grade is an integer that fits in 64 bits.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import polars as pl
 
 from judged.errors import InputError
 from judged.io.inputs import Qrels, Run, Source
+from judged.io.numbers import GRADE_PATTERN, SCORE_PATTERN
 
 _CANDIDATES = {
     "qid": ("qid", "query_id", "query", "topic"),
@@ -76,16 +80,32 @@ def pick_column(names: Sequence[str], role: str, columns: Mapping[str, str] | No
 def _typed(frame: pl.DataFrame, value: str, where: str) -> pl.DataFrame:
     frame = frame.with_columns(pl.col("qid").cast(pl.String), pl.col("docid").cast(pl.String))
     raw = frame[value]
+    if raw.dtype == pl.String:
+        return frame.with_columns(_from_text(raw, value, where).alias(value))
     as_float = raw.cast(pl.Float64, strict=False)
-    bad = as_float.is_null()
+    _refuse(as_float.is_null(), raw, f"{value} is not a number", where, "a number")
+    if value == "grade":
+        _refuse(as_float != as_float.round(), raw, "grade is not an integer", where,
+                "an integer grade (fractional grades are not truncated)")
+    return frame.with_columns(as_float.alias(value))
+
+
+def _from_text(raw: pl.Series, value: str, where: str) -> pl.Series:
+    """The numbers a text column spells, by the one number rule; the first row that breaks it is an error."""
+    if value == "score":
+        _refuse(~raw.str.contains(SCORE_PATTERN).fill_null(False), raw, "score is not a number", where,
+                "a number (ASCII digits, sign, point and exponent)")
+        return raw.cast(pl.Float64)
+    integral = raw.str.contains(GRADE_PATTERN).fill_null(False)
+    _refuse(~integral, raw, "grade is not an integer", where,
+            "an integer grade (ASCII digits and sign; fractional grades are not truncated)")
+    grades = raw.cast(pl.Int64, strict=False)
+    _refuse(grades.is_null(), raw, "grade is out of range", where, "an integer grade that fits in 64 bits")
+    return grades
+
+
+def _refuse(bad: pl.Series, raw: pl.Series, problem: str, where: str, expected: str) -> None:
+    """Raise at the first row flagged in ``bad``, showing that row's own value."""
     if bad.any():
         row = int(bad.arg_true()[0])
-        raise InputError(f"{value} is not a number (row {row + 1})", path=where,
-                         text=str(raw[row]), expected="a number")
-    if value == "grade":
-        fractional = as_float != as_float.round()
-        if fractional.any():
-            row = int(fractional.arg_true()[0])
-            raise InputError(f"grade is not an integer (row {row + 1})", path=where, text=str(raw[row]),
-                             expected="an integer grade (fractional grades are not truncated)")
-    return frame.with_columns(as_float.alias(value))
+        raise InputError(f"{problem} (row {row + 1})", path=where, text=str(raw[row]), expected=expected)
