@@ -6,30 +6,72 @@
 0.6309
 """
 
-import os
+from __future__ import annotations
 
-# polars' allocator (jemalloc) keeps freed pages for seconds, so ranking a large run
-# would hold more memory than it needs; return them at once, from jemalloc's
-# background thread, unless the user configured jemalloc (docs/performance.md has
-# the measured trade-off: about 680 MB instead of 720 MB for ten million run lines,
-# at no measurable cost in time). Only effective when judged is imported before polars.
-os.environ.setdefault("_RJEM_MALLOC_CONF", "background_thread:true,dirty_decay_ms:0,muzzy_decay_ms:0")
+import importlib
+from typing import TYPE_CHECKING, Any
 
-from judged.analysis.bounds import BoundsResult, unjudged_bounds
+from judged import display
 from judged.errors import InputError, JudgedError, MeasureError, NoJudgedQueriesError, UsageError
-from judged.engine.evaluate import evaluate
-from judged.analysis.explain import Explanation, explain
-from judged.io.inputs import Qrels, Run
-from judged.io import read_qrels, read_run
-from judged.measures import Gain, Measure, parse
 from judged.report import report
 from judged.version import __version__
-from judged.engine.result import Result
-from judged.analysis.sensitivity import Sensitivity, sensitivity
+
+if TYPE_CHECKING:
+    from judged.analysis.bounds import BoundsResult, unjudged_bounds
+    from judged.analysis.explain import Explanation, explain
+    from judged.analysis.sensitivity import Sensitivity, sensitivity
+    from judged.engine.evaluate import evaluate
+    from judged.engine.result import Result
+    from judged.io import read_qrels, read_run
+    from judged.io.inputs import Qrels, Run
+    from judged.measures import Gain, Measure, parse
+
+# The public names, each loaded from its module on first use: importing judged (which
+# every ``judged.*`` import does first) loads neither numpy nor polars, so the command
+# line can configure polars' allocator before polars is loaded (judged.cli.main).
+_LAZY = {
+    "BoundsResult": "judged.analysis.bounds",
+    "unjudged_bounds": "judged.analysis.bounds",
+    "Explanation": "judged.analysis.explain",
+    "explain": "judged.analysis.explain",
+    "Sensitivity": "judged.analysis.sensitivity",
+    "sensitivity": "judged.analysis.sensitivity",
+    "evaluate": "judged.engine.evaluate",
+    "Result": "judged.engine.result",
+    "read_qrels": "judged.io",
+    "read_run": "judged.io",
+    "Qrels": "judged.io.inputs",
+    "Run": "judged.io.inputs",
+    "Gain": "judged.measures",
+    "Measure": "judged.measures",
+    "parse": "judged.measures",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'judged' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
+
+def _comparison_html(comparison: Any) -> str:
+    from judged.render.compare import render_comparison_html
+
+    return render_comparison_html(comparison)
+
+
+display.register("judged.stats.compare.Comparison", _comparison_html)
 
 
 __all__ = [
-    "BoundsResult",    "Explanation",
+    "BoundsResult",
+    "Explanation",
     "Gain",
     "InputError",
     "JudgedError",

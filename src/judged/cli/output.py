@@ -21,8 +21,12 @@ def convention_option(name: str, *, lead: str = "", show_default: bool = True):
     own value) applies; ``lead`` goes before the table's meaning.
 
     >>> option = convention_option("missing")(lambda missing: None).__click_params__[0]
-    >>> option.type.choices, option.default
-    (('skip', 'zero'), None)
+    >>> option.type.choices, option.required
+    (('skip', 'zero'), False)
+    >>> option.help[:45]
+    'A judged query the run did not answer: skip ('
+    >>> option.help[-16:]
+    '(default: skip).'
     """
     c = convention(name)
     meaning = c.meaning.replace("`", "")

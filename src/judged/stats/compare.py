@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from judged import display
 from judged.engine.config import ensure_same_conventions
 from judged.stats.distributions import Summary, summarize
 from judged.errors import UsageError
@@ -117,10 +118,9 @@ class Comparison:
     plan_delta: float | None = None
     power: float = 0.8
 
-    def _repr_html_(self) -> str:
-        from judged.render.compare import render_comparison_html
-
-        return render_comparison_html(self)
+    def _repr_html_(self) -> str | None:
+        """The notebook view, from the renderer registered in :mod:`judged.display` (render sits above stats)."""
+        return display.html(self)
 
 
 def compare(
