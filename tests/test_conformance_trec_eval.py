@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from judged.cli import main
 from judged.measures import parse
-from judged.render.trec_eval import trec_eval_name
+from judged.measures.trec_names import to_trec_eval
 
 CUTS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 OFFICIAL = ["NumRet", "NumRel", "NumRelRet", "AP", "Rprec", "Bpref", "RR"] + [f"P@{k}" for k in CUTS]
@@ -57,7 +57,7 @@ def expected_lines(path, names: set[str]) -> list[str]:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_trec_eval_expected_output(conformance, case):
     qrels, run, measures, options, per_query, count = CASES[case]
-    names = {trec_eval_name(parse(m))[0] for m in measures}
+    names = {to_trec_eval(parse(m)).printed for m in measures}
     expected = expected_lines(conformance / case.split("#")[0], names)
     args = ["eval", str(conformance / run), "--qrels", str(conformance / qrels), "--format", "trec_eval", *options]
     for m in measures:

@@ -17,55 +17,7 @@ import numpy as np
 from judged.engine.result import Result
 from judged.errors import UsageError
 from judged.measures.spec import Measure
-
-#: trec_eval's measure table order, for the measures judged can print under trec_eval names.
-_TABLE_ORDER = (
-    "num_ret", "num_rel", "num_rel_ret", "map", "Rprec", "bpref", "recip_rank", "P", "recall",
-    "ndcg", "ndcg_cut", "map_cut", "success", "set_P", "set_recall",
-)
-
-
-def trec_eval_name(measure: Measure) -> tuple[str, str, int]:
-    """``(printed name, table entry, cutoff)`` of ``measure`` in trec_eval, or a UsageError saying why not."""
-    _require(measure, "ties", "trec", "trec_eval breaks ties by docid descending only")
-    _require(measure, "norel", "0", "trec_eval scores a query with no relevant judgment 0")
-    _require(measure, "ideal", "judged", "trec_eval builds the ideal list from every judged document")
-    name, k = measure.name, measure.cutoff
-    if name == "nDCG":
-        if measure.gain.kind == "exp":
-            raise _refuse(measure, "gain=exp", "trec_eval's ndcg takes a gain map only without a cutoff; "
-                          "write the gains as gain={1:1,2:3,3:7} and drop the cutoff")
-        if measure.gain.kind == "map":
-            if k is not None:
-                raise _refuse(measure, "gain map with a cutoff", "trec_eval's ndcg_cut takes no gain map")
-            pairs = ",".join(f"{g}={_number(v)}" for g, v in measure.gain.mapping)
-            return f"ndcg_{pairs}", "ndcg", 0
-        return ("ndcg", "ndcg", 0) if k is None else (f"ndcg_cut_{k}", "ndcg_cut", k)
-    simple = {
-        ("AP", False): "map", ("Rprec", False): "Rprec", ("Bpref", False): "bpref",
-        ("RR", False): "recip_rank", ("NumRet", False): "num_ret", ("NumRel", False): "num_rel",
-        ("NumRelRet", False): "num_rel_ret", ("P", False): "set_P", ("R", False): "set_recall",
-    }
-    cut = {"AP": "map_cut", "P": "P", "R": "recall", "Success": "success"}
-    if k is None and (name, False) in simple:
-        return simple[(name, False)], simple[(name, False)], 0
-    if k is not None and name in cut:
-        return f"{cut[name]}_{k}", cut[name], k
-    raise _refuse(measure, f"{name}{'@' + str(k) if k else ''}", "trec_eval has no such measure")
-
-
-def _require(measure: Measure, param: str, value: str, why: str) -> None:
-    if param in measure.family.params and str(getattr(measure, param)) != value:
-        raise _refuse(measure, f"{param}={getattr(measure, param)}", why)
-
-
-def _refuse(measure: Measure, convention: str, why: str) -> UsageError:
-    return UsageError(f"{measure} cannot be written in trec_eval format: {convention} has no trec_eval "
-                      f"equivalent ({why}). Use --format table, json or tsv.")
-
-
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else repr(value)
+from judged.measures.trec_names import TABLE, to_trec_eval
 
 
 def _global_flags(measures: Sequence[Measure]) -> None:
@@ -82,19 +34,20 @@ def render_trec_eval(results: Sequence[Result], per_query: bool = True) -> str:
     out: list[str] = []
     for result in results:
         _global_flags(result.measures)
+        order = list(TABLE)
         named = sorted(
-            ((trec_eval_name(m), m) for m in result.measures),
-            key=lambda item: (_TABLE_ORDER.index(item[0][1]), item[0][2], item[0][0]),
+            ((to_trec_eval(m), m) for m in result.measures),
+            key=lambda item: (order.index(item[0].entry), item[0].cutoff, item[0].printed),
         )
         if per_query:
             for i in np.argsort(np.array(result.qids, dtype=object), kind="stable"):
                 qid = result.qids[i]
-                for (printed, _, _), m in named:
+                for name, m in named:
                     value = result.values[m][i]
                     if not np.isnan(value):
-                        out.append(_line(printed, qid, value, m))
-        for (printed, _, _), m in named:
-            out.append(_line(printed, "all", result.aggregate[m], m))
+                        out.append(_line(name.printed, qid, value, m))
+        for name, m in named:
+            out.append(_line(name.printed, "all", result.aggregate[m], m))
     return "".join(out)
 
 

@@ -1,0 +1,161 @@
+"""trec_eval's measure names, both ways: the one table that maps them to judged's measures.
+
+trec_eval (and pytrec_eval, which runs its C code) names a measure by a table
+entry and parameters: ``ndcg_cut.5,10`` asks for ``ndcg_cut_5`` and
+``ndcg_cut_10``; a bare ``P`` asks for every default cutoff. judged's trec_eval
+output (:mod:`judged.render.trec_eval`), its pytrec_eval call shape
+(:mod:`judged.pytrec_eval`) and its presets read names from here.
+
+>>> [(name, str(m)) for name, m in from_trec_eval("ndcg_cut.5,10")]  # doctest: +NORMALIZE_WHITESPACE
+[('ndcg_cut_5', 'nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@5'),
+ ('ndcg_cut_10', 'nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10')]
+>>> from judged.measures import parse
+>>> to_trec_eval(parse("AP@100"))
+TrecName(printed='map_cut_100', entry='map_cut', cutoff=100)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+
+from judged.errors import MeasureError, UsageError
+from judged.measures.spec import Gain, Measure
+
+#: trec_eval's default cutoffs for ``P``, ``recall``, ``ndcg_cut`` and ``map_cut`` (m_P.c's ``long_cutoff_array``).
+DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One trec_eval table entry judged computes: the judged family, and its cutoffs when it takes any."""
+
+    family: str
+    cutoffs: tuple[int, ...] | None = None
+
+
+#: trec_eval's measure table, in its own order (the order trec_eval prints), for the entries judged computes.
+TABLE: dict[str, Entry] = {
+    "num_ret": Entry("NumRet"),
+    "num_rel": Entry("NumRel"),
+    "num_rel_ret": Entry("NumRelRet"),
+    "map": Entry("AP"),
+    "Rprec": Entry("Rprec"),
+    "bpref": Entry("Bpref"),
+    "recip_rank": Entry("RR"),
+    "P": Entry("P", DEFAULT_CUTOFFS),
+    "recall": Entry("R", DEFAULT_CUTOFFS),
+    "ndcg": Entry("nDCG"),
+    "ndcg_cut": Entry("nDCG", DEFAULT_CUTOFFS),
+    "map_cut": Entry("AP", DEFAULT_CUTOFFS),
+    "success": Entry("Success", (1, 5, 10)),
+    "set_P": Entry("P"),
+    "set_recall": Entry("R"),
+}
+
+_NAME = re.compile(r"(?P<entry>[A-Za-z_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
+
+
+@dataclass(frozen=True)
+class TrecName:
+    """A measure as trec_eval prints it: the printed name, its table entry and its cutoff (0 for none)."""
+
+    printed: str
+    entry: str
+    cutoff: int
+
+
+def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> list[tuple[str, Measure]]:
+    """The measures trec_eval computes for ``name`` (``-m name``), each with the name it prints.
+
+    ``rel`` is trec_eval's ``-l`` and ``judged_only`` its ``-J``; both apply to
+    every measure that has the convention, as in trec_eval. A gain map is
+    written as trec_eval writes it: ``ndcg.1=3,2=9``.
+
+    >>> [printed for printed, _ in from_trec_eval("success")]
+    ['success_1', 'success_5', 'success_10']
+    >>> str(from_trec_eval("P_5", rel=2)[0][1])
+    'P(rel=2,unjudged=zero,ties=trec)@5'
+    """
+    match = _NAME.fullmatch(name.strip())
+    entry = TABLE.get(match.group("entry")) if match else None
+    if match is None or entry is None:
+        raise UsageError(
+            f"unknown trec_eval measure {name!r}; judged computes {', '.join(TABLE)}."
+        )
+    table_name, params = match.group("entry"), match.group("params")
+    if table_name == "ndcg" and params:
+        measure = _with_flags(Measure("nDCG", gain=_gain_map(params, name)), rel, judged_only)
+        return [(f"ndcg_{params}", measure)]
+    if entry.cutoffs is None:
+        if params:
+            raise UsageError(f"trec_eval measure {table_name} takes no parameters. Got {name!r}.")
+        return [(table_name, _with_flags(Measure(entry.family), rel, judged_only))]
+    cutoffs = _cutoffs(params, name) if params else entry.cutoffs
+    return [(f"{table_name}_{k}", _with_flags(Measure(entry.family, k), rel, judged_only)) for k in cutoffs]
+
+
+def to_trec_eval(measure: Measure) -> TrecName:
+    """How trec_eval names ``measure``, or a UsageError naming the convention it cannot express."""
+    _require(measure, "ties", "trec", "trec_eval breaks ties by docid descending only")
+    _require(measure, "norel", "0", "trec_eval scores a query with no relevant judgment 0")
+    _require(measure, "ideal", "judged", "trec_eval builds the ideal list from every judged document")
+    name, k = measure.name, measure.cutoff
+    if name == "nDCG" and measure.gain.kind == "exp":
+        raise _refuse(measure, "gain=exp", "trec_eval's ndcg takes a gain map only without a cutoff; "
+                      "write the gains as gain={1:1,2:3,3:7} and drop the cutoff")
+    if name == "nDCG" and measure.gain.kind == "map":
+        if k is not None:
+            raise _refuse(measure, "gain map with a cutoff", "trec_eval's ndcg_cut takes no gain map")
+        pairs = ",".join(f"{g}={_number(v)}" for g, v in measure.gain.mapping)
+        return TrecName(f"ndcg_{pairs}", "ndcg", 0)
+    for entry_name, entry in TABLE.items():
+        if entry.family == name and (entry.cutoffs is None) == (k is None):
+            return TrecName(entry_name if k is None else f"{entry_name}_{k}", entry_name, k or 0)
+    raise _refuse(measure, f"{name}{'@' + str(k) if k else ''}", "trec_eval has no such measure")
+
+
+def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:
+    params = measure.family.params
+    if judged_only and measure.name == "NumRet":
+        raise UsageError("num_ret under trec_eval's -J counts only the judged documents retrieved; judged's NumRet "
+                         "counts every retrieved document and has no unjudged=drop. Leave num_ret out, or -J.")
+    changes: dict[str, object] = {}
+    if "rel" in params:
+        changes["rel"] = rel
+    if "unjudged" in params and judged_only:
+        changes["unjudged"] = "drop"
+    return dataclasses.replace(measure, **changes)  # type: ignore[arg-type]
+
+
+def _cutoffs(params: str, name: str) -> list[int]:
+    try:
+        cutoffs = [int(p) for p in params.split(",")]
+    except ValueError:
+        raise UsageError(f"trec_eval cutoffs must be integers >= 1, as in P.5,10. Got {name!r}.") from None
+    if any(k < 1 for k in cutoffs):
+        raise UsageError(f"trec_eval cutoffs must be integers >= 1, as in P.5,10. Got {name!r}.")
+    return list(dict.fromkeys(cutoffs))
+
+
+def _gain_map(params: str, name: str) -> Gain:
+    try:
+        return Gain.parse("{" + params.replace("=", ":") + "}")
+    except MeasureError as err:
+        raise UsageError(f"trec_eval gain map must be grade=gain pairs, as in ndcg.1=3,2=9. Got {name!r}: "
+                         f"{err}") from None
+
+
+def _require(measure: Measure, param: str, value: str, why: str) -> None:
+    if param in measure.family.params and str(getattr(measure, param)) != value:
+        raise _refuse(measure, f"{param}={getattr(measure, param)}", why)
+
+
+def _refuse(measure: Measure, convention: str, why: str) -> UsageError:
+    return UsageError(f"{measure} cannot be written in trec_eval format: {convention} has no trec_eval "
+                      f"equivalent ({why}). Use --format table, json or tsv.")
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(value)
