@@ -1,14 +1,12 @@
-"""``judged.spark.evaluate``: the local engine's measures and conventions over Spark DataFrames.
+"""``judged.spark.evaluate``: Spark distributes whole queries; judged's local engine evaluates them.
 
-The run is never collected to the driver. It is shuffled once by query
-together with the judgments (:mod:`judged.spark.pairs`), ranked by a window
-per tie rule (:mod:`judged.spark.ranking`) and reduced to one row per query
-(:mod:`judged.spark.plan`), where each measure is a column expression
-(:mod:`judged.spark.kernels`). One Spark job computes that table, caches it
-and sums it into the aggregates, counts, input sizes and input problems the
-driver needs: a clean input is read once. Per-query values equal the local
-engine's to about 1e-15; means are summed in Spark's order rather than in
-query order, which can move their last bits (about n x 1e-16 for n queries).
+Run and judgment rows are shuffled once into buckets of whole queries
+(:mod:`judged.spark.buckets`); each bucket is one call of the local engine in
+a Python worker. The driver collects one row per judged query (its raw value
+for every measure) and hands them, sorted by qid as a local result is, to
+the local engine's own policies, counts, aggregation and provenance
+(:func:`judged.engine.evaluate.result_from_values`): per-query values,
+aggregates, counts and records equal :func:`judged.evaluate`'s exactly.
 
 >>> from judged.spark import evaluate, spark_session
 >>> spark = spark_session()
@@ -25,32 +23,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from pyspark.sql import Column, DataFrame, Row
+import numpy as np
+import polars as pl
 from pyspark.sql import functions as F
 
-from judged.errors import InputError, NoJudgedQueriesError, UsageError
-from judged.engine.evaluate import MISSING_POLICIES, view_key
+from judged.engine.evaluate import MISSING_POLICIES, QueryValues, merge_query_values, result_from_values, view_key
+from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.engine.result import MeasureCounts
+from judged.spark.buckets import OUT, STATS, BucketPlan, bucket_count
 from judged.spark.inputs import SparkInput, as_input
-from judged.spark.kernels import nan, raw_value
-from judged.spark.pairs import side_by_side
-from judged.spark.plan import Plan
-from judged.spark.problems import repeated_pair, row_problem
-from judged.spark.provenance import provenance
-from judged.spark.ranking import position
+from judged.spark.reading import raise_error
 from judged.spark.result import SparkResult
-
-
-def reported() -> Column:
-    """A judged query: the only queries a result reports."""
-    return F.col("qrels_lines") > 0
-
-
-def missing_from_run() -> Column:
-    """A judged query the run did not answer."""
-    return reported() & (F.col("run_rows") == 0)
 
 
 def evaluate(
@@ -73,8 +57,8 @@ def evaluate(
     :func:`~judged.spark.read_run` and :func:`~judged.spark.read_qrels`
     return. ``missing``, ``depth``, ``command`` and ``config`` mean what they
     mean locally; ``name`` names the run (default: a TREC run's tag, else
-    ``run``). Bad rows raise :class:`~judged.InputError` naming the file,
-    line and text where the input came from a file.
+    its file name, else ``run``). Bad rows raise :class:`~judged.InputError`
+    with the local readers' messages.
     """
     if missing not in MISSING_POLICIES:
         raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
@@ -86,38 +70,34 @@ def evaluate(
     run_in, qrels_in = as_input(run, "run", columns, name), as_input(qrels, "qrels", columns)
     _refuse_unordered(measures, run_in)
 
-    plan = Plan()
-    raws = [raw_value(m, plan) for m in measures]
-    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
-    coverage = _coverage(plan, view_key(measures[0]), cutoffs)
-    table = plan.table(side_by_side(run_in, qrels_in), depth)
-    wide = table.select(
-        "qid", "run_rows", "qrels_rows", "qrels_lines", "bad_run", "bad_qrels", "repeated", "conflicts",
-        "last_tag", "last_order", reported().alias("reported"), missing_from_run().alias("missing"),
-        *(raw.alias(f"raw{i}") for i, raw in enumerate(raws)),
-        *(column.alias(f"{what}{k}") for k, parts in coverage.items() for what, column in parts.items()),
+    spark = run_in.frame.sparkSession
+    buckets = bucket_count(run_in.size + qrels_in.size, spark.sparkContext.defaultParallelism)
+    rows = run_in.frame.unionByName(qrels_in.frame)
+    bucket = F.when(F.col("meta"), F.lit(-1)).otherwise(F.pmod(F.xxhash64("qid"), F.lit(buckets)))
+    plan = BucketPlan(
+        tuple(measures), depth,
+        names={"run": run_in.name or run_in.default_name, "qrels": qrels_in.name or qrels_in.default_name},
+        values={"run": run_in.value, "qrels": qrels_in.value},
+        checked={"run": run_in.checked, "qrels": qrels_in.checked},
     )
-    wide = wide.select("*", *(_policies(F.col(f"raw{i}"), m, missing).alias(f"value{i}")
-                              for i, m in enumerate(measures))).persist()
-    try:
-        stats = wide.agg(*_totals(measures, cutoffs, missing)).first()
-        _raise_problems(stats, run_in, qrels_in)
-    except BaseException:
-        wide.unpersist()
-        raise
-    run_name = name or run_in.name or stats["tag"] or run_in.default_name
-    if stats["evaluated"] == 0:
-        wide.unpersist()
-        raise NoJudgedQueriesError(
-            f"run {run_name!r} shares no query with the judgments {qrels_in.name or qrels_in.default_name!r} "
-            f"({stats['in_run']} run queries, {stats['judged']} judged queries)",
-            path=run_in.path or run_name,
-            expected="query ids that also appear in the judgments",
-        )
-    counts = {m: _counts(stats, i, m, missing) for i, m in enumerate(measures)}
-    aggregate = {m: _aggregate(stats, i, m, counts[m]) for i, m in enumerate(measures)}
-    record = provenance(run_name, run_in, qrels_in, measures, stats, cutoffs, missing, depth, command, counts, config)
-    return SparkResult(run_name, tuple(measures), _long(wide, measures), aggregate, counts, record, wide)
+    out = pl.from_arrow(rows.withColumn("bucket", bucket).groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow())
+    _raise_first_error(out)
+    files = out.filter(pl.col("kind") == "file")
+    totals = dict(zip(STATS, np.array(out.filter(pl.col("kind") == "bucket")["stats"].to_list(),
+                                      dtype=np.int64).reshape(-1, len(STATS)).sum(axis=0).tolist()))
+    values = merge_query_values([_query_values(out.filter(pl.col("kind") == "query"), measures, totals)], measures)
+    run_name = name or run_in.name or _last(files, "run", "tag") or run_in.default_name
+    collapsed = totals["collapsed"] + qrels_in.collapsed + sum(files.filter(pl.col("side") == "qrels")["stats"]
+                                                               .list.first().to_list())
+    local = result_from_values(
+        values, measures, missing=missing, depth=depth, command=command, config=config,
+        engine={"name": "spark", "spark": spark.version, "master": spark.sparkContext.master},
+        run=_record(run_in, run_name, files, totals["run_rows"], totals["run_queries"]),
+        qrels={**_record(qrels_in, qrels_in.name or qrels_in.default_name, files, totals["qrels_rows"],
+                         totals["qrels_queries"]), "collapsed_duplicates": int(collapsed)},
+        run_queries=totals["run_queries"],
+    )
+    return SparkResult(local, spark)
 
 
 def _refuse_unordered(measures: list[Measure], run: SparkInput) -> None:
@@ -131,94 +111,36 @@ def _refuse_unordered(measures: list[Measure], run: SparkInput) -> None:
             )
 
 
-def _coverage(plan: Plan, ties: str, cutoffs: list[int]) -> dict[int, dict[str, Column]]:
-    """Per cutoff, what the provenance reports of the first measure's ranking: retrieved, unjudged, tied across."""
-    parts = {}
-    ranked = position(ties, "zero")
-    for k in cutoffs:
-        top = ranked < k
-        score_at = {rank: plan.over_view(ties, ("score at", rank), F.max(F.when(ranked == rank, F.col("score"))))
-                    for rank in (k - 1, k)}
-        parts[k] = {
-            "retrieved": F.coalesce(plan.over_view(ties, ("retrieved", k), F.count(F.when(top, 1))), F.lit(0)),
-            "judged": F.coalesce(plan.over_view(ties, ("judged", k), F.count(F.when(top & F.col("judged"), 1))), F.lit(0)),
-            "tied": F.coalesce(score_at[k - 1] == score_at[k], F.lit(False)),
-        }
-    return parts
+def _raise_first_error(out: pl.DataFrame) -> None:
+    """Raise the problem the local engine would meet first: the judgments' before the run's, a file's in order."""
+    errors = out.filter(pl.col("kind") == "error")
+    if errors.height:
+        first = errors.sort(pl.col("side") != "qrels", "order").row(0, named=True)
+        raise_error(first["error"])
 
 
-def _policies(raw: Column, measure: Measure, missing: str) -> Column:
-    """The value reported: ``norel`` fills a NaN (unless ``skip``), ``missing=skip`` leaves missing queries out."""
-    value = raw if measure.norel == "skip" else F.when(F.isnan(raw), float(measure.norel)).otherwise(raw)
-    return F.when(F.col("missing"), nan()).otherwise(value) if missing == "skip" else value
-
-
-def _totals(measures: list[Measure], cutoffs: list[int], missing: str) -> list[Column]:
-    """The single row of sums the driver needs: query and row counts, problems, and per measure its counts and total."""
-    reported, absent = F.col("reported"), F.col("missing")
-    totals = [
-        F.count(F.when(reported, 1)).alias("judged"),
-        F.count(F.when(reported & ~absent, 1)).alias("evaluated"),
-        F.count(F.when(absent, 1)).alias("missing_queries"),
-        F.count(F.when(F.col("run_rows") > 0, 1)).alias("in_run"),
-        F.count(F.when((F.col("run_rows") > 0) & ~reported, 1)).alias("run_only"),
-        F.max_by("last_tag", "last_order").alias("tag"),
-        *(F.coalesce(F.sum(c), F.lit(0)).alias(c) for c in
-          ("run_rows", "qrels_rows", "qrels_lines", "bad_run", "bad_qrels", "repeated", "conflicts")),
-    ]
-    for i, m in enumerate(measures):
-        scored = reported & ~F.isnan(f"value{i}")
-        norel = reported & F.isnan(f"raw{i}")
-        left_out = norel & ~absent if missing == "skip" else norel
-        totals += [
-            F.count(F.when(scored, 1)).alias(f"scored{i}"),
-            F.count(F.when(norel, 1)).alias(f"norel{i}"),
-            F.count(F.when(left_out, 1)).alias(f"skipped_norel{i}"),
-            F.sum(F.when(scored, F.col(f"value{i}"))).alias(f"total{i}"),
-        ]
-    for k in cutoffs:
-        totals += [
-            F.coalesce(F.sum(F.when(reported, F.col(f"retrieved{k}") - F.col(f"judged{k}"))), F.lit(0)).alias(f"unjudged_at{k}"),
-            F.coalesce(F.sum(F.when(reported, F.col(f"retrieved{k}"))), F.lit(0)).alias(f"retrieved_at{k}"),
-            F.count(F.when(reported & F.col(f"tied{k}"), 1)).alias(f"tied_at{k}"),
-        ]
-    return totals
-
-
-def _raise_problems(stats: Row, run: SparkInput, qrels: SparkInput) -> None:
-    """Raise the first input problem the job counted, located by a small second job; judgments first, as locally."""
-    for source, rows, bad, repeated in ((qrels, "qrels_lines", "bad_qrels", "conflicts"), (run, "run_rows", "bad_run", "repeated")):
-        if source.empty is not None and stats[rows] == 0:
-            problem, expected = source.empty
-            raise InputError(problem, path=source.path, expected=expected)
-        if stats[bad]:
-            raise row_problem(source)
-        if stats[repeated]:
-            raise repeated_pair(source)
-
-
-def _counts(stats: Row, i: int, measure: Measure, missing: str) -> MeasureCounts:
-    absent = stats["missing_queries"]
-    return MeasureCounts(
-        scored=stats[f"scored{i}"],
-        skipped_missing=absent if missing == "skip" else 0,
-        skipped_norel=stats[f"skipped_norel{i}"] if measure.norel == "skip" else 0,
-        zero_missing=absent if missing == "zero" else 0,
-        norel=stats[f"norel{i}"],
+def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict) -> QueryValues:
+    """The collected per-query rows as the local engine's :class:`QueryValues` (in any order; merged after)."""
+    n = queries.height
+    raw = np.array(queries["raw"].to_list(), dtype=np.float64).reshape(n, len(measures))
+    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
+    coverage = np.array(queries["coverage"].to_list(), dtype=np.int64).reshape(n, 3 * len(cutoffs))
+    return QueryValues(
+        tuple(queries["qid"].to_list()),
+        {m: raw[:, i] for i, m in enumerate(measures)},
+        queries["missing"].to_numpy().astype(bool),
+        {k: coverage[:, 3 * i: 3 * i + 3] for i, k in enumerate(cutoffs)},
+        int(totals["run_only"]),
     )
 
 
-def _aggregate(stats: Row, i: int, measure: Measure, counts: MeasureCounts) -> float:
-    """Mean over the scored queries (the sum for counts); NaN when none is scored."""
-    if not counts.scored:
-        return float("nan")
-    total = float(stats[f"total{i}"])
-    return total if measure.family.aggregate == "sum" else total / counts.scored
+def _last(files: pl.DataFrame, side: str, column: str) -> str | None:
+    """``column`` of the side's last file (in name order): a TREC run is named by its last line's tag."""
+    mine = files.filter(pl.col("side") == side).sort("order")
+    return mine[column][-1] if mine.height else None
 
 
-def _long(wide: DataFrame, measures: list[Measure]) -> DataFrame:
-    """``qid, measure, value`` for every scored (query, measure) pair of the per-query table."""
-    entries = F.array(*(F.struct(F.lit(str(m)).alias("measure"), F.col(f"value{i}").alias("value"))
-                        for i, m in enumerate(measures)))
-    pairs = wide.where("reported").select("qid", F.explode(entries).alias("entry"))
-    return pairs.select("qid", "entry.measure", "entry.value").where(~F.isnan("value"))
+def _record(item: SparkInput, name: str, files: pl.DataFrame, rows: int, queries: int) -> dict:
+    sha256 = _last(files, item.kind, "sha256") if item.single else item.sha256
+    return {"name": name, "path": item.path, "format": item.format, "sha256": sha256, "rows": int(rows),
+            "queries": int(queries)}

@@ -1,17 +1,12 @@
-"""Runs and judgments as Spark DataFrames in judged's shape, each row's problem kept as data.
+"""Runs and judgments on Spark as rows of one layout (:data:`judged.spark.reading.ROWS`), and where they came from.
 
-A :class:`SparkInput` holds the columns the evaluation reads and, per row,
-what makes the row unusable (null for a good row). Problems are not raised
-while the data is read: they are counted in the same Spark job as the
-evaluation, so a clean input is read once, and only when one is found does a
-second, small job locate it (:mod:`judged.spark.problems`) to name the file,
-line and offending text, as the local readers do.
-
-Columns are found by the same names as :mod:`judged.io.tabular` (``qid`` or
-``query_id``..., ``docid`` or ``doc_id``..., ``score``, ``grade`` or
-``relevance``...); ``columns=`` maps others, and its ``order`` entry names
-a column that numbers the run's rows (needed only by ``ties=input``,
-because a DataFrame has no row order of its own).
+Files are read in the workers by the local readers (:mod:`judged.spark.reading`).
+A Spark DataFrame is not validated here: its columns are found by the local
+rule (:func:`judged.io.tabular.pick_column`, ``columns=`` maps others, and
+its ``order`` entry names a column numbering the run's rows, which
+``ties=input`` needs because a DataFrame has no row order of its own), its
+values travel untouched, and each bucket of whole queries is validated by
+the local frame code (:func:`judged.io.tabular.from_frame`) in the worker.
 """
 
 from __future__ import annotations
@@ -24,22 +19,24 @@ from pyspark.sql import functions as F
 
 from judged.errors import UsageError
 from judged.io.tabular import pick_column
+from judged.spark.reading import ROW_FIELDS
 
 VALUE_ROLE = {"run": "score", "qrels": "grade"}
+INTEGER_TYPES = ("tinyint", "smallint", "int", "bigint")
+FLOAT_TYPES = ("float", "double")
 
 
 @dataclass(frozen=True, eq=False)
 class SparkInput:
-    """A run or judgments as a Spark DataFrame with judged's columns, and where it came from.
+    """A run or judgments as Spark rows, with what the provenance and the buckets need to know of them.
 
-    ``frame`` has ``qid`` and ``docid`` (strings), ``score`` (double) or
-    ``grade`` (long), ``order`` (the input order, null when unknown),
-    ``problem`` and ``expected`` (why a row cannot be used and what was
-    expected, null for a good row), ``text`` (the row as written, for
-    errors) and ``tag`` (a TREC run's tag, else null). For a file,
-    ``lines`` lists every line (TREC) or row (Parquet, ``numbered``) with its
-    ``order`` and ``file``, to count an error's line number with, and
-    ``empty`` is the problem and expectation when the file has no rows.
+    ``frame`` has the :data:`~judged.spark.reading.ROWS` columns; ``value``
+    names the one holding each row's score or grade (``score``, ``grade`` or
+    ``text``); ``checked`` says the rows were already validated file by file
+    by the local reader; ``ordered`` that ``order`` numbers them in input
+    order; ``size`` estimates their bytes, from which the buckets are sized;
+    ``single`` that the input is one file (whose hash is then the input's);
+    ``collapsed`` counts repeated judgments collapsed before Spark saw them.
     """
 
     kind: str
@@ -48,26 +45,23 @@ class SparkInput:
     default_name: str
     path: str | None = None
     format: str = "spark"
+    value: str = "score"
+    checked: bool = False
+    ordered: bool = False
+    size: int = 0
+    single: bool = False
     sha256: str | None = None
-    lines: DataFrame | None = None
-    numbered: bool = False
-    empty: tuple[str, str] | None = None
-
-    @property
-    def ordered(self) -> bool:
-        """Whether the rows carry their input order (files always do; a DataFrame when ``columns`` names it)."""
-        return dict(self.frame.dtypes)["order"] != "void"
+    collapsed: int = 0
 
 
 def as_input(source, kind: str, columns: Mapping[str, str] | None = None, name: str | None = None) -> SparkInput:
     """``source`` as a :class:`SparkInput`: read files keep theirs; a DataFrame has its columns found by name.
 
     >>> from judged.spark import spark_session
-    >>> spark = spark_session()
-    >>> df = spark.createDataFrame([("q1", "d1", "2.5")], ["query_id", "doc", "score"])
+    >>> df = spark_session().createDataFrame([("q1", "d1", "2.5")], ["query_id", "doc", "score"])
     >>> run = as_input(df, "run")
-    >>> run.frame.select("qid", "docid", "score").first()
-    Row(qid='q1', docid='d1', score=2.5)
+    >>> run.value, run.ordered, run.frame.select("qid", "docid", "text").first()
+    ('text', False, Row(qid='q1', docid='d1', text='2.5'))
     """
     if isinstance(source, SparkInput):
         return source
@@ -78,67 +72,36 @@ def as_input(source, kind: str, columns: Mapping[str, str] | None = None, name: 
     return from_dataframe(source, kind, name=name, columns=columns)
 
 
-def from_dataframe(
-    df: DataFrame, kind: str, *, name: str | None = None, columns: Mapping[str, str] | None = None,
-    order: Column | None = None, default_name: str | None = None, **source
-) -> SparkInput:
-    """Select and type the columns of ``df`` for a ``run`` or ``qrels``; bad values become row problems."""
+def from_dataframe(df: DataFrame, kind: str, *, name: str | None = None, columns: Mapping[str, str] | None = None,
+                   **source) -> SparkInput:
+    """The rows of ``df`` for a ``run`` or ``qrels``: id columns as strings, the value as it was typed."""
     where = source.get("path") or name or kind
-    value_role = VALUE_ROLE[kind]
-    chosen = {role: pick_column(df.columns, role, columns, where) for role in ("qid", "docid", value_role)}
-    if order is None and kind == "run" and columns and "order" in columns:
-        order = df[pick_column(df.columns, "order", columns, where)]
-    qid, docid = df[chosen["qid"]].cast("string"), df[chosen["docid"]].cast("string")
-    raw = df[chosen[value_role]]
-    number = parse_number(raw) if dict(df.dtypes)[chosen[value_role]] == "string" else raw.cast("double")
-    checks = [
-        (qid.isNull(), "qid is missing", "a query id"),
-        (docid.isNull(), "docid is missing", "a document id"),
-        (number.isNull(), f"{value_role} is not a number", "a number"),
-    ]
-    if kind == "run":
-        checks.append((~finite(number), "score is not a finite number", "a finite score"))
-        value = number
-    else:
-        checks.append(((number != F.floor(number)) | number.try_cast("long").isNull(), "grade is not an integer",
-                       "an integer grade (fractional grades are not truncated)"))
-    problem, expected = first_problem(checks)
-    if kind == "qrels":
-        value = F.when(problem.isNull(), number.try_cast("long"))
-    frame = df.select(
-        qid.alias("qid"),
-        docid.alias("docid"),
-        value.alias(value_role),
-        (order if order is not None else F.lit(None)).alias("order"),
-        problem.alias("problem"),
-        expected.alias("expected"),
-        (raw.cast("string") if source.get("numbered") else F.concat_ws(" ", qid, docid, raw.cast("string"))).alias("text"),
-        F.lit(None).cast("string").alias("tag"),
-    )
-    return SparkInput(kind, frame, name, default_name or name or kind, **source)
+    role = VALUE_ROLE[kind]
+    chosen = {r: pick_column(df.columns, r, columns, where) for r in ("qid", "docid", role)}
+    order = None
+    if kind == "run" and columns and "order" in columns:
+        order = df[pick_column(df.columns, "order", columns, where)].cast("long")
+    typed = dict(df.dtypes)[chosen[role]]
+    value = "grade" if typed in INTEGER_TYPES else "score" if typed in FLOAT_TYPES else "text"
+    picked: dict[str, Column] = {
+        "side": F.lit(kind),
+        "qid": df[chosen["qid"]].cast("string"),
+        "docid": df[chosen["docid"]].cast("string"),
+        value: df[chosen[role]].cast({"grade": "long", "score": "double", "text": "string"}[value]),
+        "order": order if order is not None else F.lit(None),
+        "meta": F.lit(False),
+    }
+    types = {"score": "double", "grade": "long", "order": "long", "row": "long", "collapsed": "long",
+             "meta": "boolean"}
+    frame = df.select(*((picked[f] if f in picked else F.lit(None)).cast(types.get(f, "string")).alias(f)
+                        for f in ROW_FIELDS))
+    return SparkInput(kind, frame, name, name or kind, value=value, ordered=order is not None,
+                      size=estimated_size(df), **source)
 
 
-def parse_number(text: Column) -> Column:
-    """``text`` as a double where Python's ``float`` reads it (decimal or exponent notation, inf, nan), else null.
-
-    Spark's cast alone also reads ``1.5d`` and hexadecimal, which the local
-    readers refuse, so a finite number must be written with digits, signs,
-    a point and an exponent only.
-    """
-    number = text.try_cast("double")
-    plain = F.translate(text, "0123456789+-.eE", "") == ""
-    return F.when(plain | ~finite(number), number)
-
-
-def finite(number: Column) -> Column:
-    """True for a number that is neither NaN nor infinite."""
-    return ~F.isnan(number) & (F.abs(number) != F.lit(float("inf")))
-
-
-def first_problem(checks: list[tuple[Column, str, str]]) -> tuple[Column, Column]:
-    """The first failing check's problem and expectation, as two columns (null when every check passes)."""
-    (failed, text, wanted), *rest = checks
-    problem, expected = F.when(failed, text), F.when(failed, wanted)
-    for failed, text, wanted in rest:
-        problem, expected = problem.when(failed, text), expected.when(failed, wanted)
-    return problem, expected
+def estimated_size(df: DataFrame) -> int:
+    """Spark's own estimate of the bytes behind ``df`` (from its plan's statistics), 0 when it has none."""
+    try:
+        return int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+    except Exception:  # noqa: BLE001 - an estimate only; the buckets fall back to the parallelism
+        return 0

@@ -1,52 +1,65 @@
-"""What a Spark evaluation returns: per-query values as a Spark DataFrame; aggregates, counts and provenance as data.
+"""What a Spark evaluation returns: the local engine's :class:`~judged.Result`, with its values also as Spark data.
 
 It has the fields :mod:`judged.render` reads (``run``, ``measures``,
 ``aggregate``, ``counts``, ``provenance``), so the summary table, JSON,
-TSV and trec_eval renderers print it as they print a local
-:class:`~judged.Result`; only the per-query values stay in Spark.
+TSV and trec_eval renderers print it as they print a local result. The
+per-query values were collected to the driver to be aggregated in query
+order (one row per query and measure, far smaller than the run);
+:attr:`SparkResult.frame` offers them to Spark, e.g. to be written as Parquet.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import cached_property
 
-from pyspark.sql import DataFrame
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame, SparkSession
 
-from judged.measures import parse
+from judged.engine.result import MeasureCounts, Result
 from judged.measures.spec import Measure
-from judged.engine.result import MeasureCounts
 
 
 @dataclass(frozen=True, eq=False)
 class SparkResult:
-    """One run evaluated on Spark: per-query values in ``frame`` (``qid, measure, value``), the rest as data.
+    """One run evaluated on Spark: ``local`` is the :class:`~judged.Result` the local engine would return."""
 
-    ``frame`` holds every scored (query, measure) pair, as
-    :meth:`judged.Result.per_query` does: a query left out (missing from the
-    run under ``missing=skip``, or without a relevant judgment under
-    ``norel=skip``) has no row. The table behind it is cached in Spark
-    (memory and disk) so that reading it again does not re-run the
-    evaluation; :meth:`unpersist` frees it.
-    """
+    local: Result
+    spark: SparkSession = field(repr=False)
 
-    run: str
-    measures: tuple[Measure, ...]
-    frame: DataFrame
-    aggregate: dict[Measure, float]
-    counts: dict[Measure, MeasureCounts]
-    provenance: dict
-    cached: DataFrame | None = field(default=None, repr=False)
+    @property
+    def run(self) -> str:
+        return self.local.run
+
+    @property
+    def measures(self) -> tuple[Measure, ...]:
+        return self.local.measures
+
+    @property
+    def aggregate(self) -> dict[Measure, float]:
+        return self.local.aggregate
+
+    @property
+    def counts(self) -> dict[Measure, MeasureCounts]:
+        return self.local.counts
+
+    @property
+    def provenance(self) -> dict:
+        return self.local.provenance
+
+    def renamed(self, run: str) -> SparkResult:
+        """The same result under another run name (two files sharing a tag are told apart by file name)."""
+        return SparkResult(replace(self.local, run=run), self.spark)
 
     def value(self, measure: Measure | str) -> float:
         """The aggregate of ``measure`` (mean over scored queries; a sum for the counts)."""
-        return self.aggregate[measure if isinstance(measure, Measure) else parse(measure)]
+        return self.local.value(measure)
+
+    @cached_property
+    def frame(self) -> DataFrame:
+        """Every scored (query, measure) pair as a Spark DataFrame ``qid, measure, value``, as
+        :meth:`judged.Result.per_query` holds them (a query left out has no row)."""
+        return self.spark.createDataFrame(self.local.per_query().select("qid", "measure", "value").to_arrow())
 
     def per_query(self) -> DataFrame:
         """Long table ``run, qid, measure, value``, the columns of :meth:`judged.Result.per_query`."""
-        return self.frame.select(F.lit(self.run).alias("run"), "qid", "measure", "value")
-
-    def unpersist(self) -> None:
-        """Free the cached per-query table (the ``frame`` is then recomputed if read again)."""
-        if self.cached is not None:
-            self.cached.unpersist()
+        return self.spark.createDataFrame(self.local.per_query().to_arrow())

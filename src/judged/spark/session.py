@@ -4,7 +4,8 @@ Spark is configured for a batch job, not for exploration: the web UI and the
 progress bar are off, the shuffle is sized to a local master (a handful of
 partitions, where Spark's default of 200 tiny tasks costs more than it
 saves; a cluster keeps its own setting) and the JVM's console log keeps to
-errors. An existing session is reused, as ``getOrCreate`` does; its static
+errors. Partition folders keep their values as strings (``qid=001`` is
+``"001"``, not 1), as ids must. An existing session is reused, as ``getOrCreate`` does; its static
 settings then stay as they were.
 """
 
@@ -26,6 +27,7 @@ def spark_session(master: str = "local[2]", *, app_name: str = "judged",
     """
     builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
+    builder = builder.config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     partitions = shuffle_partitions(master)
     if partitions is not None:
         builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
