@@ -34,9 +34,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("judged.measures",),
     # the evaluation engine: ranking, the evaluate verb, results, provenance, the team config
     ("judged.engine",),
-    # what is built on results: analyses, statistics, assessor agreement, rubrics, other libraries'
-    # conventions (presets) and call shape (the pytrec_eval shim)
-    ("judged.analysis", "judged.stats", "judged.agreement", "judged.rubric", "judged.presets", "judged.pytrec_eval"),
+    # what is built on results: analyses, statistics, assessor agreement, rubrics, other libraries' conventions
+    ("judged.analysis", "judged.stats", "judged.agreement", "judged.rubric", "judged.presets"),
+    # drop-in call shapes of other libraries: pytrec_eval's, then ir_measures' (which reuses pytrec_eval's scores)
+    ("judged.pytrec_eval",),
+    ("judged.ir_measures",),
     # the judgment store: pools, assignments, judgments, frozen sets
     ("judged.judgments",),
     # text, JSON and HTML renderers of every result
@@ -139,11 +141,12 @@ def test_the_checker_sees_imports_inside_functions_relative_ones_and_peers(tmp_p
     modules = {**MODULES, "judged.stats.fake": fake}
     assert imports("judged.stats.fake", fake, modules) == [
         (1, "judged.stats.paired"), (2, "judged.display"), (4, "judged.render.compare"), (5, "judged.analysis.bounds")]
+    stats, render = _LAYER_OF["judged.stats"], _LAYER_OF["judged.render"]
     assert [v for v in violations(modules) if v.startswith("fake.py")] == [
-        "fake.py:4: judged.stats.fake imports judged.render.compare (a higher layer: judged.stats is in layer 6, "
-        "judged.render in layer 8)",
-        "fake.py:5: judged.stats.fake imports judged.analysis.bounds (a peer: judged.stats is in layer 6, "
-        "judged.analysis in layer 6)",
+        f"fake.py:4: judged.stats.fake imports judged.render.compare (a higher layer: judged.stats is in layer {stats}, "
+        f"judged.render in layer {render})",
+        f"fake.py:5: judged.stats.fake imports judged.analysis.bounds (a peer: judged.stats is in layer {stats}, "
+        f"judged.analysis in layer {stats})",
     ]
 
 
