@@ -70,7 +70,7 @@ class RelevanceEvaluator:
         as in pytrec_eval, unless no query of ``scores`` retrieves anything
         (then judged has nothing to rank and the answer is ``{}``).
         """
-        run = _float32_scores(Run.from_dict(scores))
+        run = float32_scores(Run.from_dict(scores))
         try:
             result = evaluate(run, self._qrels, list(self._names), missing="zero")
         except NoJudgedQueriesError:
@@ -122,6 +122,7 @@ def _nested(frame: pl.DataFrame, column: str, cast: type) -> dict:
     return out
 
 
-def _float32_scores(run: Run) -> Run:
+def float32_scores(run: Run) -> Run:
+    """``run`` with each score rounded to a 32-bit float, as trec_eval inside pytrec_eval stores it."""
     scores = run.frame["score"].to_numpy().astype(np.float32).astype(np.float64)
     return Run(run.frame.with_columns(pl.Series("score", scores)), run.name, run.source)

@@ -1,0 +1,91 @@
+"""ir_measures' measure names and parameter spellings, read into judged's measures: the one place they map.
+
+ir_measures writes ``nDCG(judged_only=True)@10``, ``P(rel=2)@5``, ``SetP``,
+``nDCG(gains={0:0,1:1,2:3})@5``, ``NumRet(rel=1)``; judged writes the same
+choices as conventions. :func:`from_ir_measures` reads a name, or one of
+ir_measures' own measure objects, into the judged measure with those choices;
+the ``ir_measures`` preset (:mod:`judged.presets`) then fixes what ir_measures
+applies without saying (its tie rule, its missing-query policy).
+
+>>> str(from_ir_measures("nDCG(judged_only=True)@10"))
+'nDCG(gain=linear,ideal=judged,unjudged=drop,ties=trec,norel=0)@10'
+>>> str(from_ir_measures("NumRet(rel=2)"))
+'NumRelRet(rel=2,unjudged=zero,ties=trec)'
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from judged.errors import MeasureError, UsageError
+from judged.measures.parse import parse
+from judged.measures.spec import Gain, Measure
+
+#: ir_measures names that are not judged family names or aliases: (judged family, takes a cutoff).
+_RENAMED = {"SetP": "P", "SetR": "R"}
+_NO_CUTOFF = frozenset(_RENAMED)
+_NAME = re.compile(r"\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*",
+                   re.DOTALL)
+
+
+def from_ir_measures(measure: object) -> Measure:
+    """The judged measure for an ir_measures name (``"P(rel=2)@5"``) or measure object (``P(rel=2)@5``)."""
+    if isinstance(measure, str):
+        name, params = _read(measure)
+    elif hasattr(measure, "NAME") and isinstance(getattr(measure, "params", None), dict):
+        name, params = str(measure.NAME), dict(measure.params)  # type: ignore[attr-defined]
+    else:
+        raise UsageError(f"a measure must be an ir_measures name like 'nDCG@10' or an ir_measures measure. "
+                         f"Got {measure!r}.")
+    return _convert(name, params, str(measure))
+
+
+def _read(text: str) -> tuple[str, dict[str, object]]:
+    match = _NAME.fullmatch(text)
+    if match is None:
+        raise UsageError(f"cannot read ir_measures measure {text!r}: expected Name, Name@k or Name(param=value)@k.")
+    params: dict[str, object] = {}
+    if match.group("params"):
+        try:
+            call = ast.parse(f"f({match.group('params')})", mode="eval").body
+            assert isinstance(call, ast.Call) and not call.args
+            params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}
+        except (SyntaxError, ValueError, AssertionError):
+            raise UsageError(f"cannot read the parameters of ir_measures measure {text!r}: expected "
+                             "name=value pairs with Python literal values.") from None
+    if match.group("cutoff"):
+        try:
+            params["cutoff"] = int(match.group("cutoff"))
+        except ValueError:
+            raise UsageError(f"cutoff must be an int >= 1. Got {match.group('cutoff')!r} in {text!r}.") from None
+    return match.group("name"), params
+
+
+def _convert(name: str, params: dict[str, object], label: str) -> Measure:
+    cutoff = params.pop("cutoff", None)
+    if name == "NumRet" and "rel" in params:
+        name = "NumRelRet"  # ir_measures counts relevant retrieved documents as NumRet(rel=r)
+    if name in _NO_CUTOFF and cutoff is not None:
+        raise UsageError(f"ir_measures' {name} takes no cutoff. Got {label!r}.")
+    conventions: list[str] = []
+    for key, value in params.items():
+        conventions.append(_convention(key, value, label))
+    text = _RENAMED.get(name, name) + (f"({','.join(conventions)})" if conventions else "")
+    try:
+        return parse(text + (f"@{cutoff}" if cutoff is not None else ""))
+    except MeasureError as err:
+        raise UsageError(f"cannot read ir_measures measure {label!r}: {err}") from None
+
+
+def _convention(key: str, value: object, label: str) -> str:
+    if key == "rel" and isinstance(value, int) and not isinstance(value, bool):
+        return f"rel={value}"
+    if key == "judged_only" and isinstance(value, bool):
+        return f"unjudged={'drop' if value else 'zero'}"
+    if key == "gains" and isinstance(value, dict):
+        return "gain=" + str(Gain.parse("{" + ",".join(f"{g}:{v}" for g, v in value.items()) + "}"))
+    if key == "dcg" and value in ("log2", "exp-log2"):
+        return "gain=" + ("exp" if value == "exp-log2" else "linear")
+    raise UsageError(f"ir_measures parameter {key}={value!r} in {label!r} has no judged convention; judged reads "
+                     "rel, judged_only, gains and dcg.")
