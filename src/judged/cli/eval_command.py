@@ -13,14 +13,14 @@ from rich.console import Console
 from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import read_judgments
 from judged.engine.config import Config
-from judged.presets import apply as apply_preset
-from judged.presets import names as preset_names
-from judged.errors import UsageError
 from judged.engine.evaluate import evaluate
+from judged.engine.result import Result
+from judged.errors import UsageError
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
 from judged.measures import Measure, parse
-from judged.engine.result import Result
+from judged.presets import apply as apply_preset
+from judged.presets import names as preset_names
 from judged.render import FORMATS, render_json, render_table, render_trec_eval, render_tsv
 
 DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
@@ -34,8 +34,8 @@ _RENDERERS = {
 
 
 @click.command("eval")
-@click.argument("runs", nargs=-1, required=True, type=click.Path(dir_okay=False))
-@click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False),
+@click.argument("runs", nargs=-1, required=True, type=click.Path())
+@click.option("--qrels", "-q", "qrels_path", type=click.Path(),
               help="Judgments: TREC qrels, JSON, JSONL, CSV, TSV or Parquet (gzip transparent).")
 @click.option("--judgments", "-j", metavar="NAME[@VERSION]",
               help="Instead of --qrels: a frozen judgment set from the store (its id and hash go in the provenance).")
@@ -117,19 +117,22 @@ def eval_on_spark(runs, qrels_path, judgments, db, measures, per_query, fmt, out
         raise UsageError("--per-query prints every query's values; with --engine spark they go to a Parquet "
                          "dataset with -o instead.")
     try:
-        from judged.spark.files import evaluate_files, write_per_query
+        from judged.spark.files import cli_session, evaluate_files, write_per_query
     except ImportError as err:
         raise UsageError(f"--engine spark: {err}") from None
     qrels = qrels_path if judgments is None else read_judgments(qrels_path, qrels_format, judgments, db)
     if qrels is None:
         raise UsageError("give the judgments with either --qrels FILE or --judgments NAME[@VERSION].")
-    results = evaluate_files(runs, qrels, measures, master=master or "local[*]", missing=missing, depth=depth,
-                             run_format=run_format, qrels_format=qrels_format, command=sys.argv, config=team.record())
-    results = distinct_names(results, runs)
-    for warning in unjudged_warnings(results, threshold):
-        click.echo(f"warning: {warning}", err=True)
-    if output:
-        write_per_query(results, output)
+    with cli_session(master or "local[*]") as spark:
+        results = evaluate_files(runs, qrels, measures, master=spark.sparkContext.master, missing=missing,
+                                 depth=depth, run_format=run_format, qrels_format=qrels_format, command=sys.argv,
+                                 config=team.record())
+        names = [r.run for r in results]
+        results = [r.renamed(f"{r.run} ({path})") if names.count(r.run) > 1 else r for r, path in zip(results, runs)]
+        for warning in unjudged_warnings(results, threshold):
+            click.echo(f"warning: {warning}", err=True)
+        if output:
+            write_per_query(results, output)
     write_output(_RENDERERS[fmt](results, per_query=False), None)
 
 

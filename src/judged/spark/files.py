@@ -10,7 +10,8 @@ Spark, never by the driver.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from functools import reduce
 
 from pyspark.sql import DataFrame, SparkSession
@@ -43,6 +44,19 @@ def evaluate_files(runs: Sequence[str], qrels: str | Qrels, measures: Sequence[M
                  else read_qrels(spark, qrels, format=qrels_format))
     return [evaluate(read_run(spark, path, format=run_format), judgments, measures, missing=missing, depth=depth,
                      command=command, config=config) for path in runs]
+
+
+@contextmanager
+def cli_session(master: str) -> Iterator[SparkSession]:
+    """A session on ``master`` for one command: stopped at the end if this command started it, so executors
+    shut down cleanly instead of being killed with the JVM (a ``local-cluster`` would log errors)."""
+    existing = SparkSession.getActiveSession()
+    spark = spark_session(master)
+    try:
+        yield spark
+    finally:
+        if existing is None:
+            spark.stop()
 
 
 def from_local(spark: SparkSession, qrels: Qrels) -> SparkInput:

@@ -78,6 +78,9 @@ def _read_one(kind: str, index: int, file: DataFile, format: str, columns, conte
         except InputError as error:
             yield _meta(kind, index, file, error=error_json(error, _shown(error.path, local, file)))
             return
+        except (OSError, EOFError) as error:  # a damaged file the reader did not put into words (a truncated gzip)
+            yield _meta(kind, index, file, error=error_json(InputError(f"cannot read file: {error}", path=file.shown)))
+            return
     frame = item.frame.with_row_index("row").with_columns(
         pl.lit(kind).alias("side"),
         ((pl.lit(index, pl.Int64) * (1 << FILE_SHIFT)) + pl.col("row").cast(pl.Int64)).alias("order"),

@@ -1,0 +1,99 @@
+"""Data as a lake holds it: folders, globs, Parquet part files without a suffix, partition folders, gzip.
+
+Each input is evaluated on Spark and compared with the local engine reading
+the same rows from one file, so the numbers must be equal, not just close.
+"""
+
+from __future__ import annotations
+
+import gzip
+import shutil
+
+import polars as pl
+import pytest
+from click.testing import CliRunner
+
+import judged
+from judged.cli import main
+from judged.errors import InputError
+from judged.spark import evaluate, read_qrels, read_run
+
+MEASURES = ["nDCG@10", "AP", "P@5", "nDCG(ties=input)@5"]
+
+
+@pytest.fixture
+def local(examples):
+    return judged.evaluate(examples / "runs" / "bm25.run", examples / "qrels.txt", MEASURES)
+
+
+def split_by_query(source, folder, suffix=".run"):
+    """The TREC file ``source`` as one file per query in ``folder`` (lines kept in their order)."""
+    folder.mkdir()
+    lines = source.read_text().splitlines(keepends=True)
+    for qid in dict.fromkeys(line.split()[0] for line in lines):
+        (folder / f"part-{qid}{suffix}").write_text("".join(line for line in lines if line.split()[0] == qid))
+    return folder
+
+
+def test_a_run_folder_and_a_glob_read_as_the_file(spark, examples, tmp_path, local):
+    folder = split_by_query(examples / "runs" / "bm25.run", tmp_path / "bm25")
+    for path in (folder, f"{folder}/part-*.run"):
+        result = evaluate(read_run(spark, str(path)), read_qrels(spark, str(examples / "qrels.txt")), MEASURES)
+        assert result.aggregate == local.aggregate
+        assert result.run == "bm25"  # the tag of the last file's last line
+        assert result.provenance["run"]["rows"] == local.provenance["run"]["rows"]
+        assert result.provenance["run"]["sha256"] is None  # many files have no one hash
+
+
+def test_a_parquet_folder_without_a_suffix_is_parquet_by_its_content(spark, examples, tmp_path, local):
+    run = judged.read_run(examples / "runs" / "bm25.run")
+    folder = tmp_path / "dt=2024-06-01"
+    folder.mkdir()
+    run.frame.with_row_index("n").filter(pl.col("n") < 700).drop("n").write_parquet(folder / "part-0000")
+    run.frame.with_row_index("n").filter(pl.col("n") >= 700).drop("n").write_parquet(folder / "part-0001")
+    spark_run = read_run(spark, str(folder))
+    assert spark_run.format == "parquet"
+    result = evaluate(spark_run, read_qrels(spark, str(examples / "qrels.txt")), MEASURES)
+    assert result.aggregate == local.aggregate
+
+
+def test_partition_folders_keep_query_ids_as_strings(spark, tmp_path):
+    root = tmp_path / "run"
+    rows = {"001": [("a", 2.0), ("b", 1.0)], "010": [("c", 1.0)]}
+    for qid, docs in rows.items():
+        (root / f"qid={qid}").mkdir(parents=True)
+        pl.DataFrame({"docid": [d for d, _ in docs], "score": [s for _, s in docs]}).write_parquet(
+            root / f"qid={qid}" / "part-0.parquet")
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("001 0 a 1\n010 0 c 1\n1 0 a 1\n")
+    result = evaluate(read_run(spark, str(root)), read_qrels(spark, str(qrels)), ["P@1"], missing="zero")
+    assert result.local.qids == ("001", "010", "1")
+    assert result.local.values[judged.parse("P@1")].tolist() == [1.0, 1.0, 0.0]
+
+
+def test_a_gz_name_on_plain_text_is_read_as_text(spark, examples, tmp_path):
+    run = tmp_path / "run.txt.gz"
+    run.write_bytes((examples / "runs" / "bm25.run").read_bytes())
+    result = evaluate(read_run(spark, str(run)), read_qrels(spark, str(examples / "qrels.txt")), ["P@5"])
+    assert result.aggregate == judged.evaluate(run, examples / "qrels.txt", ["P@5"]).aggregate
+
+
+def test_a_truncated_gz_file_is_one_line_naming_the_file(spark, examples, tmp_path):
+    run = tmp_path / "run.txt.gz"
+    run.write_bytes(gzip.compress(b"q1 Q0 a 1 2.0 t\n" * 1000)[:40])
+    with pytest.raises(InputError) as caught:
+        evaluate(read_run(spark, str(run)), read_qrels(spark, str(examples / "qrels.txt")), ["P@1"])
+    assert str(caught.value) == (f"{run}: cannot read file: Compressed file ended before the end-of-stream marker "
+                                 "was reached")
+
+
+def test_the_cli_reads_a_run_folder(spark, examples, tmp_path):
+    folder = split_by_query(examples / "runs" / "bm25.run", tmp_path / "bm25")
+    shutil.copy(examples / "qrels.txt", tmp_path / "qrels.txt")
+    args = ["--qrels", str(tmp_path / "qrels.txt"), "-m", "nDCG@10", "-f", "json"]
+    result = CliRunner().invoke(main, ["eval", str(folder), *args, "--engine", "spark"])
+    assert result.exit_code == 0, result.output
+    local = CliRunner().invoke(main, ["eval", str(examples / "runs" / "bm25.run"), *args])
+    import json
+
+    assert json.loads(result.stdout)["results"][0]["aggregate"] == json.loads(local.stdout)["results"][0]["aggregate"]
