@@ -143,8 +143,8 @@ def test_the_checker_sees_imports_inside_functions_relative_ones_and_peers(tmp_p
         (1, "judged.stats.paired"), (2, "judged.display"), (4, "judged.render.compare"), (5, "judged.analysis.bounds")]
     stats, render = _LAYER_OF["judged.stats"], _LAYER_OF["judged.render"]
     assert [v for v in violations(modules) if v.startswith("fake.py")] == [
-        f"fake.py:4: judged.stats.fake imports judged.render.compare (a higher layer: judged.stats is in layer {stats}, "
-        f"judged.render in layer {render})",
+        f"fake.py:4: judged.stats.fake imports judged.render.compare (a higher layer: judged.stats is in layer "
+        f"{stats}, judged.render in layer {render})",
         f"fake.py:5: judged.stats.fake imports judged.analysis.bounds (a peer: judged.stats is in layer {stats}, "
         f"judged.analysis in layer {stats})",
     ]
@@ -207,7 +207,8 @@ def test_a_comparison_shows_its_html_in_a_notebook_whatever_was_imported_first(f
         "from judged.stats.compare import compare\n"
         "from judged.engine.evaluate import evaluate\n"
         "qrels = {f'q{i}': {'r': 1} for i in range(4)}\n"
-        "runs = [{f'q{i}': {'r': 2.0, 'n': 1.0} for i in range(4)}, {f'q{i}': {'r': 1.0, 'n': 2.0} for i in range(4)}]\n"
+        "runs = [{f'q{i}': {'r': 2.0, 'n': 1.0} for i in range(4)},\n"
+        "        {f'q{i}': {'r': 1.0, 'n': 2.0} for i in range(4)}]\n"
         "c = compare([evaluate(r, qrels, ['RR']) for r in runs], permutations=99, resamples=99)\n"
         "from judged.render.compare import render_comparison_html\n"
         "page = c._repr_html_()\n"

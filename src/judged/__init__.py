@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from judged.engine.result import Result
     from judged.io import read_qrels, read_run
     from judged.io.inputs import Qrels, Run
-    from judged.measures import Gain, Measure, parse
+    from judged.measures import Gain, Measure
+    from judged.measures.parse import parse
 
 # The public names, each loaded from its module on first use: importing judged (which
 # every ``judged.*`` import does first) loads neither numpy nor polars, so the command
@@ -44,7 +45,7 @@ _LAZY = {
     "Run": "judged.io.inputs",
     "Gain": "judged.measures",
     "Measure": "judged.measures",
-    "parse": "judged.measures",
+    "parse": "judged.measures.parse",
 }
 
 

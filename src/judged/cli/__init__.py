@@ -15,7 +15,6 @@ import click
 
 from judged.errors import InputError, JudgedError, UsageError
 
-
 # Each command's module is imported only when that command runs (or help lists it): the web app,
 # the store, Spark and scipy.stats are not loaded to evaluate a run. Name -> "module:attribute".
 COMMANDS = {

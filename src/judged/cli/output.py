@@ -7,7 +7,6 @@ import click
 from judged.io.output import write_atomic
 from judged.measures.conventions import convention
 
-
 config_option = click.option(
     "--config", type=click.Path(dir_okay=False),
     help="Team conventions (judged.toml); default: ./judged.toml when it exists.",

@@ -14,6 +14,7 @@ True
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from judged.errors import MeasureError
 from judged.measures.conventions import PARAM_ORDER
@@ -111,5 +112,5 @@ def _split_params(body: str, text: str) -> dict[str, str]:
     return params
 
 
-def _convert(params: dict[str, str], text: str) -> dict[str, object]:
+def _convert(params: dict[str, str], text: str) -> dict[str, Any]:
     return {key: value_of(key, value, text) for key, value in params.items()}

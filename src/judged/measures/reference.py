@@ -33,7 +33,8 @@ def measures_text() -> str:
         "",
         "## Evaluation options",
         "",
-        "Options of a whole evaluation (`judged eval --missing`, `judged.evaluate(..., missing=)`), not of one measure.",
+        "Options of a whole evaluation (`judged eval --missing`, `judged.evaluate(..., missing=)`),",
+        "not of one measure.",
         "",
         "| option | default | meaning |",
         "|---|---|---|",
@@ -45,7 +46,8 @@ def measures_text() -> str:
         lines.append(f"- formula: `{fam.formula}`")
         if fam.aliases:
             lines.append("- aliases: " + ", ".join(f"`{a}`" for a in fam.aliases))
-        lines.append("- cutoff: " + ("`@k` optional (none = the whole ranking)" if fam.cutoff == "optional" else "none"))
+        optional = fam.cutoff == "optional"
+        lines.append("- cutoff: " + ("`@k` optional (none = the whole ranking)" if optional else "none"))
         params = [p for p in PARAM_ORDER if p in fam.params]
         lines.append("- parameters: " + (", ".join(f"`{p}`" for p in params) if params else "none"))
         if "ties" in fam.params:

@@ -18,8 +18,8 @@ from judged.errors import MeasureError
 from judged.measures.conventions import PARAM_ORDER, choices
 
 if TYPE_CHECKING:
-    from judged.measures.spec import Measure
     from judged.engine.view import RankedView
+    from judged.measures.spec import Measure
 
 Kernel = Callable[["RankedView", "Measure"], np.ndarray]
 

@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, cast
 
 from judged.errors import MeasureError
+from judged.measures.conventions import MEASURE_CONVENTIONS, PARAM_ORDER, choices, convention
 from judged.measures.conventions import ORDERED_TIES as _ORDERED_TIES
-from judged.measures.conventions import PARAM_ORDER, choices, convention
 
 # The value types of the choice conventions, for mypy; their runtime values come from
 # judged.measures.conventions (a test checks that the two agree).
@@ -133,9 +133,8 @@ def value_of(name: str, text: str, context: str | None = None) -> Any:
     return convention(name).check(text)
 
 
-def _default(name: str) -> Any:
-    """The table's default of measure convention ``name``, as the field's value."""
-    return value_of(name, cast(str, convention(name).default))
+#: The table's default of every measure convention, as the value its Measure field holds.
+_DEFAULTS: dict[str, Any] = {c.name: value_of(c.name, cast(str, c.default)) for c in MEASURE_CONVENTIONS}
 
 
 @dataclass(frozen=True)
@@ -148,12 +147,12 @@ class Measure:
 
     name: str
     cutoff: int | None = None
-    gain: Gain = _default("gain")
-    rel: int = _default("rel")
-    ideal: Ideal = _default("ideal")
-    unjudged: Unjudged = _default("unjudged")
-    ties: Ties = _default("ties")
-    norel: NoRel = _default("norel")
+    gain: Gain = _DEFAULTS["gain"]
+    rel: int = _DEFAULTS["rel"]
+    ideal: Ideal = _DEFAULTS["ideal"]
+    unjudged: Unjudged = _DEFAULTS["unjudged"]
+    ties: Ties = _DEFAULTS["ties"]
+    norel: NoRel = _DEFAULTS["norel"]
 
     def __post_init__(self) -> None:
         from judged.measures.registry import family_of

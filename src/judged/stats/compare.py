@@ -30,9 +30,8 @@ import numpy as np
 
 from judged import display
 from judged.engine.config import ensure_same_conventions
-from judged.stats.distributions import Summary, summarize
-from judged.errors import UsageError
 from judged.engine.result import Result
+from judged.errors import UsageError
 from judged.stats import (
     Risk,
     benjamini_hochberg,
@@ -46,6 +45,7 @@ from judged.stats import (
     tukey_hsd_randomized,
     wins_ties_losses,
 )
+from judged.stats.distributions import Summary, summarize
 from judged.stats.paired import Interval, WinsTiesLosses
 
 #: How p-values are adjusted for testing several runs: Holm (family-wise error), Benjamini-Hochberg
