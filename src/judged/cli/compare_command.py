@@ -8,16 +8,16 @@ import click
 
 from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.stats.compare import CORRECTIONS, compare
 from judged.engine.config import Config
-from judged.errors import UsageError
 from judged.engine.evaluate import evaluate
+from judged.errors import UsageError
 from judged.render.compare import (
     render_comparison,
     render_comparison_json,
     render_comparison_latex,
     render_comparison_tsv,
 )
+from judged.stats.compare import CORRECTIONS, compare
 
 _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv": render_comparison_tsv,
               "latex": render_comparison_latex}

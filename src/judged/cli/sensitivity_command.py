@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import click
 
+from judged.analysis.sensitivity import sensitivity
 from judged.cli.output import config_option, convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
 from judged.render.sensitivity import render_sensitivity, render_sensitivity_json
-from judged.analysis.sensitivity import sensitivity
 
 
 @click.command("sensitivity")
