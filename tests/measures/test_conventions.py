@@ -93,6 +93,14 @@ def test_every_convention_option_offers_the_table_choices(command, option):
     assert tuple(param.type.choices) == convention(option).choices
 
 
+@pytest.mark.parametrize("command", ["eval", "explain"])
+def test_the_depth_option_takes_the_table_meaning_and_refuses_zero(command):
+    cmd = main.get_command(click.Context(main), command)
+    (param,) = [p for p in cmd.params if p.name == "depth"]
+    assert param.help == "Keep at most this many documents per query after ranking (trec_eval -M); unset: all."
+    assert param.type.min == 1 and not param.required
+
+
 def test_the_reference_shows_every_convention_with_its_default_and_meaning():
     text = measures_text()
     for c in CONVENTIONS:

@@ -50,7 +50,7 @@ _RENDERERS = {
               "with --engine spark, the per-query values to this Parquet folder.")
 @convention_option("missing")
 @convention_option("norel", lead="Set norel= on every measure that has it: ", show_default=False)
-@click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
+@convention_option("depth")
 @click.option("--judged/--no-judged", "add_judged", default=True, show_default=True,
               help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")
 @click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,

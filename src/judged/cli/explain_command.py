@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from judged.cli.output import write_output
+from judged.cli.output import convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.analysis.explain import explain
 from judged.render.explain import render_explanation, render_explanation_json
@@ -18,7 +18,7 @@ from judged.render.explain import render_explanation, render_explanation_json
 @click.option("--query", "qid", required=True, help="The query id to explain.")
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="nDCG or DCG, with any conventions.")
 @click.option("--vs", "other", type=click.Path(dir_okay=False), help="A second run to show side by side.")
-@click.option("--depth", type=click.IntRange(min=1), help="Keep at most this many documents per query (trec_eval -M).")
+@convention_option("depth")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def explain_command(run, qrels_path, judgments, db, qid, measure, other, depth, fmt, output):

@@ -14,7 +14,7 @@ config_option = click.option(
 
 
 def convention_option(name: str, *, lead: str = "", show_default: bool = True):
-    """A ``--NAME`` option offering the choices of convention ``name``, its help from the conventions table.
+    """A ``--NAME`` option taking convention ``name``'s values (its choices, or a depth >= 1), help from the table.
 
     The option is unset by default, so that the team config (or the measure's
     own value) applies; ``lead`` goes before the table's meaning.
@@ -30,9 +30,10 @@ def convention_option(name: str, *, lead: str = "", show_default: bool = True):
     c = convention(name)
     meaning = c.meaning.replace("`", "")
     text = lead + meaning if lead else meaning[0].upper() + meaning[1:]
-    if show_default:
+    if show_default and c.default is not None:
         text += f" (default: {c.default})"
-    return click.option(f"--{name}", type=click.Choice(c.choices), help=text + ".")
+    kind = click.IntRange(min=1) if c.kind == "depth" else click.Choice(c.choices)
+    return click.option(f"--{name}", type=kind, help=text + ".")
 
 
 def write_output(text: str, path: str | None) -> None:
