@@ -80,7 +80,8 @@ def evaluate(
         values={"run": run_in.value, "qrels": qrels_in.value},
         checked={"run": run_in.checked, "qrels": qrels_in.checked},
     )
-    out = pl.from_arrow(rows.withColumn("bucket", bucket).groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow())
+    spread = rows.withColumn("bucket", bucket).repartition(buckets, "bucket")  # one task per bucket, no second shuffle
+    out = pl.from_arrow(spread.groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow())
     _raise_first_error(out)
     files = out.filter(pl.col("kind") == "file")
     totals = dict(zip(STATS, np.array(out.filter(pl.col("kind") == "bucket")["stats"].to_list(),
