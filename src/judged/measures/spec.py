@@ -36,7 +36,8 @@ TIES = cast("tuple[Ties, ...]", choices("ties"))
 ORDERED_TIES = cast("tuple[Ties, ...]", _ORDERED_TIES)
 NORELS = cast("tuple[NoRel, ...]", choices("norel"))
 
-__all__ = ["IDEALS", "NORELS", "ORDERED_TIES", "PARAM_ORDER", "TIES", "UNJUDGED", "Gain", "Measure", "value_of"]
+__all__ = ["IDEALS", "NORELS", "ORDERED_TIES", "PARAM_ORDER", "TIES", "UNJUDGED", "Gain", "Ideal", "Measure", "NoRel",
+           "Ties", "Unjudged", "value_of"]
 
 
 @dataclass(frozen=True)
