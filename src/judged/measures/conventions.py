@@ -50,7 +50,7 @@ class Convention:
     pinnable: bool = True
 
     def check(self, value: str) -> str:
-        """``value`` when it is one of the choices; :class:`~judged.MeasureError` naming them otherwise.
+        """``value`` if it is one of the choices (or there are none), else a :class:`~judged.MeasureError` naming them.
 
         >>> convention("norel").check("skip")
         'skip'
