@@ -15,7 +15,9 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal, cast
 
 from judged.errors import MeasureError
@@ -36,8 +38,8 @@ TIES = cast("tuple[Ties, ...]", choices("ties"))
 ORDERED_TIES = cast("tuple[Ties, ...]", _ORDERED_TIES)
 NORELS = cast("tuple[NoRel, ...]", choices("norel"))
 
-__all__ = ["IDEALS", "NORELS", "ORDERED_TIES", "PARAM_ORDER", "TIES", "UNJUDGED", "Gain", "Ideal", "Measure", "NoRel",
-           "Ties", "Unjudged", "value_of"]
+__all__ = ["DEFAULTS", "IDEALS", "NORELS", "ORDERED_TIES", "PARAM_ORDER", "TIES", "UNJUDGED", "Gain", "Ideal",
+           "Measure", "NoRel", "Ties", "Unjudged", "value_of"]
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,9 @@ def value_of(name: str, text: str, context: str | None = None) -> Any:
 
 
 #: The table's default of every measure convention, as the value its Measure field holds.
-_DEFAULTS: dict[str, Any] = {c.name: value_of(c.name, cast(str, c.default)) for c in MEASURE_CONVENTIONS}
+DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {c.name: value_of(c.name, cast(str, c.default)) for c in MEASURE_CONVENTIONS}
+)
 
 
 @dataclass(frozen=True)
@@ -148,12 +152,12 @@ class Measure:
 
     name: str
     cutoff: int | None = None
-    gain: Gain = _DEFAULTS["gain"]
-    rel: int = _DEFAULTS["rel"]
-    ideal: Ideal = _DEFAULTS["ideal"]
-    unjudged: Unjudged = _DEFAULTS["unjudged"]
-    ties: Ties = _DEFAULTS["ties"]
-    norel: NoRel = _DEFAULTS["norel"]
+    gain: Gain = DEFAULTS["gain"]
+    rel: int = DEFAULTS["rel"]
+    ideal: Ideal = DEFAULTS["ideal"]
+    unjudged: Unjudged = DEFAULTS["unjudged"]
+    ties: Ties = DEFAULTS["ties"]
+    norel: NoRel = DEFAULTS["norel"]
 
     def __post_init__(self) -> None:
         from judged.measures.registry import family_of

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from judged.errors import UsageError
 from judged.measures.parse import parse
-from judged.measures.spec import Measure
+from judged.measures.spec import DEFAULTS, Measure
 
 #: A check of one convention value the user set: the reason the library cannot apply it, or None.
 Check = Callable[[object, Measure], "str | None"]
@@ -82,7 +82,7 @@ class Preset:
             raise self._refuse(label, f"{m.name} takes no cutoff in {self.library}")
         changes: dict[str, object] = {}
         for param in m.family.params:
-            value, default = getattr(m, param), _DEFAULTS[param]
+            value, default = getattr(m, param), DEFAULTS[param]
             if param in rule.fixed:
                 target = rule.fixed[param]
                 if value != default and value != target:
@@ -97,11 +97,6 @@ class Preset:
 
     def _refuse(self, label: str, reason: str) -> UsageError:
         return UsageError(f"preset {self.name!r} cannot reproduce {label}: {reason}")
-
-
-_DEFAULTS: dict[str, object] = {
-    name: f.default for name, f in Measure.__dataclass_fields__.items() if name not in ("name", "cutoff")
-}
 
 
 # ---------------------------------------------------------------------------------------------
