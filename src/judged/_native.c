@@ -3,7 +3,7 @@
  * parse_trec: split a TREC run or qrels text into Arrow string-view columns
  *   (qid, docid) and a value column (score or grade), on every core. It takes
  *   only what the strict Python parser would read the same way and returns
- *   None for anything else (a short line, a NUL byte, invalid UTF-8, an unusual
+ *   None for anything else (a short line, a control byte, invalid UTF-8, an unusual
  *   number, a byte-order mark), so the strict parser decides every doubtful
  *   case and names the line. Fields are split on ASCII whitespace only, as
  *   trec_eval's isspace() in the C locale (docs/formats.md). A mapped file
@@ -43,13 +43,12 @@ enum { TOKEN, SEPARATOR, NEWLINE, ODD, HIGH };
 
 static uint8_t byte_class[256];
 
-/* Control bytes other than whitespace are part of a token, as for trec_eval; NUL ends trec_eval's
- * strings early, so a line holding one is left to the strict parser, which refuses it. */
+/* Control bytes other than whitespace are part of a token for trec_eval and the strict parser (which
+ * refuses NUL); a line holding one is left to the strict parser, which keeps the token scan simple. */
 static void init_classes(void) {
     for (int c = 0; c < 256; c++) {
-        byte_class[c] = c >= 0x80 ? HIGH : TOKEN;
+        byte_class[c] = c >= 0x80 ? HIGH : (c < 0x20 ? ODD : TOKEN);
     }
-    byte_class[0] = ODD;
     byte_class[' '] = byte_class['\t'] = byte_class['\r'] = byte_class['\v'] = byte_class['\f'] = SEPARATOR;
     byte_class['\n'] = NEWLINE;
 }
@@ -288,7 +287,8 @@ static void unguard_bus(void) {
 }
 
 /* work(chunk), where a SIGBUS while it reads a mapping marks the chunk shrunk instead of ending the
- * process. sigsetjmp saves the signal mask, so SIGBUS is unblocked again after the jump. */
+ * process. sigsetjmp saves the signal mask, so SIGBUS is unblocked again after the jump. work must not
+ * be inlined here: a function that calls sigsetjmp is compiled with its registers spilled. */
 static void guarded(Chunk *chunk, void (*work)(Chunk *)) {
     if (!chunk->release) {
         work(chunk);
@@ -313,7 +313,7 @@ static const uint8_t *line_end(const uint8_t *p, const uint8_t *end) {
  * the rows parsed may be fewer). Line ends are counted eight bytes at a time: in word ^ "\n\n...", a
  * zero byte is one whose low seven bits carry nothing into its clear top bit; each such byte adds 1
  * to its lane of a sum that is folded before any lane can pass 255. */
-static void count_lines(Chunk *chunk) {
+__attribute__((noinline)) static void count_lines(Chunk *chunk) {
     const uint64_t lows = 0x7F7F7F7F7F7F7F7FULL, newlines = 0x0A0A0A0A0A0A0A0AULL;
     const uint64_t pairs = 0x00FF00FF00FF00FFULL, fold = 0x0001000100010001ULL;
     const uint8_t *s = chunk->begin, *end = chunk->end;
@@ -371,8 +371,7 @@ static int write_view(Chunk *chunk, uint8_t *view, const uint8_t *s, size_t n) {
 
 /* The first byte at or after s that cannot be inside a token (a separator, the line's end or an odd
  * byte), setting *high when a non-ASCII byte was passed. Eight bytes at a time while eight remain: in
- * a little-endian word, the lowest byte flagged by the borrow trick is exactly the first below 0x21
- * or above 0x7F; a flagged control byte that is part of a token is stepped over. */
+ * a little-endian word, the lowest byte flagged by the borrow trick is exactly the first below 0x21. */
 static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high) {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     const uint64_t ones = 0x0101010101010101ULL, tops = 0x8080808080808080ULL;
@@ -385,11 +384,10 @@ static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high)
             continue;
         }
         s += __builtin_ctzll(flagged) >> 3;
-        uint8_t kind = byte_class[*s];
-        if (kind != TOKEN && kind != HIGH) {
+        if (*s < 0x80) {
             return s;
         }
-        *high |= kind == HIGH;
+        *high = 1;
         s++;
     }
 #endif
@@ -403,7 +401,7 @@ static const uint8_t *token_end(const uint8_t *s, const uint8_t *end, int *high)
     return s;
 }
 
-static void parse_chunk(Chunk *chunk) {
+__attribute__((noinline)) static void parse_chunk(Chunk *chunk) {
     const Format *format = chunk->format;
     const uint8_t *end = chunk->end, *kept = chunk->begin;
     /* The text may change while it is read (a file mapping that another process rewrites in place, a
@@ -516,6 +514,38 @@ static void for_each_chunk(Chunk *chunks, int count, int threads, void (*work)(C
     Py_END_ALLOW_THREADS
 }
 
+enum { SPLIT_DONE, SPLIT_SHRANK, SPLIT_MARKED };
+
+/* Cut the text into count chunks of whole lines, unless it starts with a UTF-8 byte-order mark. Apart
+ * from parse_trec, because a function calling sigsetjmp is compiled with its registers spilled. */
+__attribute__((noinline)) static int split_chunks(Chunk *chunks, int count, const Format *format,
+                                                  const uint8_t *bytes, size_t size, int release) {
+    sigjmp_buf jump; /* the cuts read the mapping too */
+    if (release) {
+        if (sigsetjmp(jump, 1)) {
+            bus_jump = NULL;
+            return SPLIT_SHRANK;
+        }
+        bus_jump = &jump;
+    }
+    int marked = size >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0;
+    const uint8_t *p = bytes, *end = bytes + size;
+    for (int i = 0; i < count && !marked; i++) {
+        const uint8_t *stop = i == count - 1 ? end : bytes + size / (size_t)count * (size_t)(i + 1);
+        if (stop < p) {
+            stop = p;
+        }
+        if (stop < end && stop > bytes && stop[-1] != '\n') {
+            stop = line_end(stop, end);
+            stop = stop < end ? stop + 1 : end;
+        }
+        chunks[i] = (Chunk){.format = format, .begin = p, .end = stop, .buffer_index = i, .release = release};
+        p = stop;
+    }
+    bus_jump = NULL;
+    return marked ? SPLIT_MARKED : SPLIT_DONE;
+}
+
 static PyObject *parse_trec(PyObject *self, PyObject *args) {
     (void)self;
     Py_buffer text;
@@ -534,7 +564,7 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
     if (threads > MAX_THREADS) { /* a chunk a thread: no more chunks than threads that can run them */
         threads = MAX_THREADS;
     }
-    const uint8_t *bytes = text.buf, *end = bytes + text.len;
+    const uint8_t *bytes = text.buf;
     size_t size = (size_t)text.len;
     int count = (int)(size / CHUNK_BYTES) + 1;
     if (count < threads && size >= ((size_t)1 << 20)) {
@@ -551,32 +581,15 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
         PyErr_SetFromErrno(PyExc_OSError);
         goto done;
     }
-    sigjmp_buf jump; /* the chunks' bounds are found in this thread, reading the mapping too */
-    if (guarding && sigsetjmp(jump, 1)) {
-        bus_jump = NULL;
+    int split = split_chunks(chunks, count, &format, bytes, size, release);
+    if (split == SPLIT_SHRANK) {
         PyErr_SetString(TextShrank, "parse_trec: the mapped file shrank while it was read");
         goto done;
     }
-    bus_jump = guarding ? &jump : NULL;
-    if (size >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0) { /* a byte-order mark: the strict parser refuses it */
-        bus_jump = NULL;
+    if (split == SPLIT_MARKED) { /* a byte-order mark: the strict parser refuses it */
         result = Py_NewRef(Py_None);
         goto done;
     }
-    const uint8_t *p = bytes;
-    for (int i = 0; i < count; i++) {
-        const uint8_t *stop = i == count - 1 ? end : bytes + size / (size_t)count * (size_t)(i + 1);
-        if (stop < p) {
-            stop = p;
-        }
-        if (stop < end && stop > bytes && stop[-1] != '\n') {
-            stop = line_end(stop, end);
-            stop = stop < end ? stop + 1 : end;
-        }
-        chunks[i] = (Chunk){.format = &format, .begin = p, .end = stop, .buffer_index = i, .release = release};
-        p = stop;
-    }
-    bus_jump = NULL;
     for_each_chunk(chunks, count, threads, count_lines_guarded);
     int shrank = 0;
     for (int i = 0; i < count; i++) {
