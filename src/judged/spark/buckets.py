@@ -33,6 +33,7 @@ from judged.measures.spec import Measure
 from judged.spark.reading import FILE_SHIFT, arrow_schema, error_json
 
 BUCKET_BYTES = 64 << 20
+MAX_BUCKETS = 4096
 OUT = ("kind string, side string, qid string, missing boolean, raw array<double>, coverage array<long>, "
        "stats array<long>, file string, `order` long, tag string, sha256 string, error string")
 STATS = ("run_rows", "run_queries", "qrels_rows", "qrels_queries", "collapsed", "run_only")
@@ -42,10 +43,10 @@ _ROW_NUMBER = re.compile(r" \(row (\d+)\)$")
 def bucket_count(size: int, parallelism: int) -> int:
     """How many buckets for ``size`` bytes of input: about :data:`BUCKET_BYTES` each, at least ``parallelism``.
 
-    >>> bucket_count(10, 4), bucket_count(1 << 30, 4)
-    (4, 16)
+    >>> bucket_count(10, 4), bucket_count(1 << 30, 4), bucket_count(1 << 50, 4)
+    (4, 16, 4096)
     """
-    return max(parallelism, math.ceil(size / BUCKET_BYTES))
+    return min(MAX_BUCKETS, max(parallelism, math.ceil(size / BUCKET_BYTES)))
 
 
 @dataclass(frozen=True)

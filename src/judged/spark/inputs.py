@@ -99,9 +99,13 @@ def from_dataframe(df: DataFrame, kind: str, *, name: str | None = None, columns
                       size=estimated_size(df), **source)
 
 
+UNKNOWN_SIZE = 1 << 62  # Spark reports Long.MaxValue bytes when it cannot estimate a plan
+
+
 def estimated_size(df: DataFrame) -> int:
     """Spark's own estimate of the bytes behind ``df`` (from its plan's statistics), 0 when it has none."""
     try:
-        return int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
+        size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
     except Exception:  # noqa: BLE001 - an estimate only; the buckets fall back to the parallelism
         return 0
+    return size if size < UNKNOWN_SIZE else 0

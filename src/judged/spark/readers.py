@@ -9,12 +9,14 @@ trec_eval names it, else by its file or folder name.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from pathlib import PurePosixPath
 
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
+from judged.spark.buckets import BUCKET_BYTES
 from judged.spark.inputs import SparkInput
 from judged.spark.reading import ROWS, file_reader
 from judged.spark.sources import list_files
@@ -46,6 +48,16 @@ def read_qrels(spark: SparkSession, path: str, *, format: str | None = None, nam
     return _read(spark, str(path), "qrels", format, name, columns)
 
 
+def reading_tasks(sizes: list[int], parallelism: int) -> int:
+    """Tasks to read files of these sizes: one per file up to one per core or per :data:`BUCKET_BYTES` of data,
+    so a folder of many small part files is not one Python task each.
+
+    >>> reading_tasks([10] * 100, 2), reading_tasks([1 << 30], 8), reading_tasks([1 << 30] * 3, 2)
+    (2, 1, 3)
+    """
+    return max(1, min(len(sizes), max(parallelism, math.ceil(sum(sizes) / BUCKET_BYTES))))
+
+
 def _read(spark: SparkSession, path: str, kind: str, format: str | None, name: str | None, columns) -> SparkInput:
     listing = list_files(spark, path, format)
     files = listing.files
@@ -53,8 +65,9 @@ def _read(spark: SparkSession, path: str, kind: str, format: str | None, name: s
     remote = [i for i, f in enumerate(files) if f.local is None]
     parts = []
     if local:
-        parts.append(spark.createDataFrame([(i, None) for i in local], "index long, content binary")
-                     .repartition(len(local), "index"))
+        tasks = reading_tasks([files[i].size for i in local], spark.sparkContext.defaultParallelism)
+        listed = spark.sparkContext.parallelize([(i, None) for i in local], tasks)
+        parts.append(spark.createDataFrame(listed, "index long, content binary"))
     if remote:
         index = F.array_position(F.array(*(F.lit(files[i].uri) for i in remote)), F.col("path")) - 1
         mapped = F.element_at(F.array(*(F.lit(i) for i in remote)), index + 1)
