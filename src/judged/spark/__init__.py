@@ -1,8 +1,9 @@
-"""judged on Apache Spark: the local engine's measures and conventions over Spark DataFrames.
+"""judged on Apache Spark: Spark distributes whole queries, judged's local engine evaluates them.
 
-``pip install 'judged[spark]'`` (pyspark and a Java runtime). Per-query
-values equal :func:`judged.evaluate`'s; see ``docs/scaling.md`` for how the
-evaluation is distributed and what it costs.
+``pip install 'judged[spark]'`` (pyspark and a Java runtime; executors need
+judged installed too). Per-query values, aggregates, counts and provenance
+equal :func:`judged.evaluate`'s exactly; see ``docs/scaling.md`` for how the
+evaluation is distributed, how executors get judged and what it costs.
 
 >>> from judged.spark import evaluate, spark_session
 >>> spark = spark_session()
