@@ -165,8 +165,13 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                     _refuse_byte_order_mark(raw, path)
                 if raw.startswith(b"#"):  # a comment, whatever its bytes: trec_eval never decodes one
                     continue
-                text = _decoded(raw, path, number)
-                fields = [field.decode("utf-8") for field in raw.split()]  # whole UTF-8 sequences: split on ASCII
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as err:
+                    raise _undecodable(raw, err.start, path, number) from None
+                if b"\x00" in raw:  # trec_eval's strings would end at it
+                    raise _undecodable(raw, raw.index(0), path, number)
+                fields = raw.split()  # bytes.split(): ASCII whitespace only, never inside a UTF-8 sequence
                 if not fields:
                     continue
                 if len(fields) < len(columns) or (len(fields) > len(columns) and columns is _QRELS_COLUMNS):
@@ -187,7 +192,7 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
         raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
     schema = RUN_SCHEMA if len(columns) == 6 else QRELS_SCHEMA
     frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return frame, tag, lines
+    return frame, tag.decode("utf-8") if tag is not None else None, lines
 
 
 def _refuse_byte_order_mark(first: bytes, path: str) -> None:
@@ -205,27 +210,19 @@ def _refuse_byte_order_mark(first: bytes, path: str) -> None:
             )
 
 
-def _decoded(raw: bytes, path: str, number: int) -> str:
-    """The line as text: UTF-8 without NUL bytes (which end trec_eval's strings early), else a located error."""
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise InputError(
-            f"undecodable bytes at byte {err.start} of the line",
-            path=path,
-            line=number,
-            text=raw.decode("utf-8", "replace").rstrip("\r\n"),
-            expected="UTF-8 text",
-        ) from None
-    if "\x00" in text:
-        raise InputError(
-            f"NUL byte at byte {raw.index(0)} of the line", path=path, line=number, text=text.rstrip("\r\n"),
-            expected="text without NUL bytes",
-        )
-    return text
+def _undecodable(raw: bytes, at: int, path: str, number: int) -> InputError:
+    """The error for a line that is not UTF-8 text without NUL bytes, naming the first bad byte."""
+    problem = "NUL byte" if raw[at] == 0 else "undecodable bytes"
+    return InputError(
+        f"{problem} at byte {at} of the line",
+        path=path,
+        line=number,
+        text=raw.decode("utf-8", "replace").rstrip("\r\n"),
+        expected="text without NUL bytes" if raw[at] == 0 else "UTF-8 text",
+    )
 
 
-def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str, str, float]:
+def _run_row(fields: list[bytes], path: str, number: int, text: str) -> tuple[str, str, float]:
     score = parse_score(fields[4])
     if score is None:
         raise InputError(
@@ -237,10 +234,10 @@ def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str,
             "score is not a finite number", path=path, line=number, text=text.rstrip("\r\n"),
             expected="a finite number in column 5",
         )
-    return fields[0], fields[2], score
+    return fields[0].decode("utf-8"), fields[2].decode("utf-8"), score
 
 
-def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[str, str, int]:
+def _qrels_row(fields: list[bytes], path: str, number: int, text: str) -> tuple[str, str, int]:
     try:
         grade = parse_grade(fields[3])
     except OverflowError:
@@ -253,7 +250,7 @@ def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[st
             "grade is not an integer", path=path, line=number, text=text.rstrip("\r\n"),
             expected="an integer grade in column 4 (ASCII digits and sign; fractional grades are not truncated)",
         )
-    return fields[0], fields[2], grade
+    return fields[0].decode("utf-8"), fields[2].decode("utf-8"), grade
 
 
 __all__ = ["read_trec_qrels", "read_trec_run", "RowProblem"]
