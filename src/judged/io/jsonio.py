@@ -85,7 +85,7 @@ def _build(nested: dict, kind: str, path: str, name: str | None, source: Source)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise InputError(f"value for query {qid!r}, document {docid!r} is not a number", path=path,
                                  text=json.dumps(value), expected="a number")
-            if kind == "qrels" and math.isfinite(value) and not -(2**63) <= value < 2**63:
+            if kind == "qrels" and not math.isnan(value) and not -(2**63) <= value < 2**63:
                 raise InputError(f"grade for query {qid!r}, document {docid!r} is out of range", path=path,
                                  text=json.dumps(value), expected="an integer grade that fits in 64 bits")
     container = Run if kind == "run" else Qrels
