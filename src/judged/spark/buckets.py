@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, cast
 
 import numpy as np
 import polars as pl
@@ -71,7 +72,7 @@ class BucketPlan:
 def evaluate_bucket(table: pa.Table, plan: BucketPlan) -> pa.Table:
     """One bucket's rows (:data:`~judged.spark.reading.ROWS`) evaluated: a row per judged query, one of totals,
     the files' records passed on, and the first problem of each side as an ``error`` row."""
-    frame = pl.from_arrow(table)
+    frame = cast(pl.DataFrame, pl.from_arrow(table))
     out: list[pl.DataFrame] = [_file_records(frame.filter(pl.col("meta")))]
     rows = frame.filter(~pl.col("meta"))
     if rows.height:
@@ -94,14 +95,14 @@ class _Located(Exception):
 def _run(rows: pl.DataFrame, plan: BucketPlan) -> Run:
     picked = rows.select("qid", "docid", pl.col(plan.values["run"]).alias("score"))
     if plan.checked["run"]:
-        run = Run(picked.cast(RUN_SCHEMA), plan.names["run"])
+        run = Run(_typed(picked, RUN_SCHEMA), plan.names["run"])
         try:
             check_run(run)
         except RowProblem as problem:
             raise _in_file(rows, problem, "run") from None
         return run
     try:
-        return from_frame(picked, "run", plan.names["run"])
+        return cast(Run, from_frame(picked, "run", plan.names["run"]))
     except InputError as error:
         raise _in_frame(rows, picked, error, "run") from None
 
@@ -110,14 +111,18 @@ def _qrels(rows: pl.DataFrame, plan: BucketPlan) -> Qrels:
     picked = rows.select("qid", "docid", pl.col(plan.values["qrels"]).alias("grade"))
     if plan.checked["qrels"]:
         try:
-            deduped, collapsed = dedupe_qrels(picked.cast(QRELS_SCHEMA))
+            deduped, collapsed = dedupe_qrels(_typed(picked, QRELS_SCHEMA))
         except RowProblem as problem:
             raise _in_file(rows, problem, "qrels") from None
         return Qrels(deduped, plan.names["qrels"], None, collapsed)
     try:
-        return from_frame(picked, "qrels", plan.names["qrels"])
+        return cast(Qrels, from_frame(picked, "qrels", plan.names["qrels"]))
     except InputError as error:
         raise _in_frame(rows, picked, error, "qrels") from None
+
+
+def _typed(frame: pl.DataFrame, schema: dict) -> pl.DataFrame:
+    return frame.select(pl.col(column).cast(kind) for column, kind in schema.items())
 
 
 def _in_file(rows: pl.DataFrame, problem: RowProblem, side: str) -> _Located:
@@ -177,7 +182,7 @@ def _error(side: str, order: int, error: InputError) -> pl.DataFrame:
                          "error": [error_json(error)]})
 
 
-_OUT_TYPES = {"kind": pl.String, "side": pl.String, "qid": pl.String, "missing": pl.Boolean,
+_OUT_TYPES: dict[str, Any] = {"kind": pl.String, "side": pl.String, "qid": pl.String, "missing": pl.Boolean,
               "raw": pl.List(pl.Float64), "coverage": pl.List(pl.Int64), "stats": pl.List(pl.Int64),
               "file": pl.String, "order": pl.Int64, "tag": pl.String, "sha256": pl.String, "error": pl.String}
 

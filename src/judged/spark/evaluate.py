@@ -22,6 +22,7 @@ aggregates, counts and records equal :func:`judged.evaluate`'s exactly.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -64,34 +65,34 @@ def evaluate(
         raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
-    measures = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
-    if not measures:
-        raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
+    wanted = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
+    if not wanted:
+        raise UsageError("no wanted given; name at least one, e.g. nDCG@10.")
     run_in, qrels_in = as_input(run, "run", columns, name), as_input(qrels, "qrels", columns)
-    _refuse_unordered(measures, run_in)
+    _refuse_unordered(wanted, run_in)
 
     spark = run_in.frame.sparkSession
     buckets = bucket_count(run_in.size + qrels_in.size, spark.sparkContext.defaultParallelism)
     rows = run_in.frame.unionByName(qrels_in.frame)
     bucket = F.when(F.col("meta"), F.lit(-1)).otherwise(F.pmod(F.xxhash64("qid"), F.lit(buckets)))
     plan = BucketPlan(
-        tuple(measures), depth,
+        tuple(wanted), depth,
         names={"run": run_in.name or run_in.default_name, "qrels": qrels_in.name or qrels_in.default_name},
         values={"run": run_in.value, "qrels": qrels_in.value},
         checked={"run": run_in.checked, "qrels": qrels_in.checked},
     )
     spread = rows.withColumn("bucket", bucket).repartition(buckets, "bucket")  # one task per bucket, no second shuffle
-    out = pl.from_arrow(spread.groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow())
+    out = cast(pl.DataFrame, pl.from_arrow(spread.groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow()))
     _raise_first_error(out)
     files = out.filter(pl.col("kind") == "file")
     totals = dict(zip(STATS, np.array(out.filter(pl.col("kind") == "bucket")["stats"].to_list(),
                                       dtype=np.int64).reshape(-1, len(STATS)).sum(axis=0).tolist()))
-    values = merge_query_values([_query_values(out.filter(pl.col("kind") == "query"), measures, totals)], measures)
+    values = merge_query_values([_query_values(out.filter(pl.col("kind") == "query"), wanted, totals)], wanted)
     run_name = name or run_in.name or _last(files, "run", "tag") or run_in.default_name
     collapsed = totals["collapsed"] + qrels_in.collapsed + sum(files.filter(pl.col("side") == "qrels")["stats"]
                                                                .list.first().to_list())
     local = result_from_values(
-        values, measures, missing=missing, depth=depth, command=command, config=config,
+        values, wanted, missing=missing, depth=depth, command=command, config=config,
         engine={"name": "spark", "spark": spark.version, "master": spark.sparkContext.master},
         run=_record(run_in, run_name, files, totals["run_rows"], totals["run_queries"]),
         qrels={**_record(qrels_in, qrels_in.name or qrels_in.default_name, files, totals["qrels_rows"],

@@ -67,7 +67,8 @@ def as_input(source, kind: str, columns: Mapping[str, str] | None = None, name: 
         return source
     if not isinstance(source, DataFrame):
         raise UsageError(
-            f"judged.spark reads Spark DataFrames or judged.spark.read_{kind}(...). Got {type(source).__name__} instead."
+            f"judged.spark reads Spark DataFrames or judged.spark.read_{kind}(...). "
+            f"Got {type(source).__name__} instead."
         )
     return from_dataframe(source, kind, name=name, columns=columns)
 
@@ -106,6 +107,6 @@ def estimated_size(df: DataFrame) -> int:
     """Spark's own estimate of the bytes behind ``df`` (from its plan's statistics), 0 when it has none."""
     try:
         size = int(str(df._jdf.queryExecution().optimizedPlan().stats().sizeInBytes()))
-    except Exception:  # noqa: BLE001 - an estimate only; the buckets fall back to the parallelism
+    except Exception:  # an estimate only: without one the buckets follow the parallelism
         return 0
     return size if size < UNKNOWN_SIZE else 0

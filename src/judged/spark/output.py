@@ -10,6 +10,7 @@ the temporary folder.
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 from pyspark.sql import DataFrame
 
@@ -26,7 +27,8 @@ def write_parquet(frame: DataFrame, path: str) -> None:
     [Row(qid='q1', value=0.5)]
     """
     spark = frame.sparkSession
-    hadoop = spark.sparkContext._jvm.org.apache.hadoop.fs
+    jvm: Any = spark.sparkContext._jvm
+    hadoop = jvm.org.apache.hadoop.fs
     target = hadoop.Path(path)
     fs = target.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
     target = fs.makeQualified(target)

@@ -66,8 +66,8 @@ def _read(spark: SparkSession, path: str, kind: str, format: str | None, name: s
     parts = []
     if local:
         tasks = reading_tasks([files[i].size for i in local], spark.sparkContext.defaultParallelism)
-        listed = spark.sparkContext.parallelize([(i, None) for i in local], tasks)
-        parts.append(spark.createDataFrame(listed, "index long, content binary"))
+        indices = spark.sparkContext.parallelize([(i, None) for i in local], tasks)
+        parts.append(spark.createDataFrame(indices, "index long, content binary"))
     if remote:
         index = F.array_position(F.array(*(F.lit(files[i].uri) for i in remote)), F.col("path")) - 1
         mapped = F.element_at(F.array(*(F.lit(i) for i in remote)), index + 1)

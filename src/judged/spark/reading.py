@@ -87,8 +87,7 @@ def _read_one(kind: str, index: int, file: DataFile, format: str, columns, conte
         pl.lit(file.shown).alias("file"),
         pl.lit(False).alias("meta"),
     )
-    for chunk in _in_rows(frame).to_batches(max_chunksize=1 << 20):
-        yield chunk
+    yield from _in_rows(frame).to_batches(max_chunksize=1 << 20)
     tag = item.name if kind == "run" and format == "trec" else None
     yield _meta(kind, index, file, tag=tag, sha256=item.source.sha256 if item.source else None,
                 collapsed=getattr(item, "collapsed_duplicates", 0))
@@ -110,7 +109,8 @@ class _local_copy:
     """The file's local path: itself for a ``file:`` URI, else its bytes written to a temporary file (removed after)."""
 
     def __init__(self, file: DataFile, content: bytes | None) -> None:
-        self.file, self.content, self.temp = file, content, None
+        self.file, self.content = file, content
+        self.temp: str | None = None
 
     def __enter__(self) -> str:
         if self.file.local is not None:

@@ -14,6 +14,7 @@ values are never typed: ``qid=001`` is ``"001"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from pyspark.sql import SparkSession
@@ -67,7 +68,7 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
             f"the Spark engine reads {' and '.join(FORMATS)} files. Got {format!r} for {path}; "
             "convert it to Parquet or use the local engine."
         )
-    jvm = spark.sparkContext._jvm
+    jvm: Any = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     pattern = jvm.org.apache.hadoop.fs.Path(path)
     fs = pattern.getFileSystem(conf)
@@ -97,7 +98,7 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
 
 def _data_file(uri: str, shown: str, size: int, relative: str) -> DataFile:
     folders = relative.split("/")[:-1]
-    partitions = tuple(tuple(unquote(p).split("=", 1)) for p in folders if "=" in p)
+    partitions = tuple((key, value) for key, value in (unquote(p).split("=", 1) for p in folders if "=" in p))
     return DataFile(uri, shown, size, partitions)
 
 
