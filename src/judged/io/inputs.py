@@ -23,10 +23,10 @@ import hashlib
 import os
 import threading
 from collections.abc import Iterable, Mapping
-from itertools import chain
 from concurrent.futures import Future
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
