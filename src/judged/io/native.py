@@ -22,13 +22,14 @@ from __future__ import annotations
 import logging
 import os
 from dataclasses import dataclass
+from types import ModuleType
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
 
-def _load_native():
+def _load_native() -> tuple[ModuleType | None, str]:
     """The extension module and a line saying whether it is used (``JUDGED_NATIVE=0`` turns it off)."""
     if os.environ.get("JUDGED_NATIVE", "1").strip() == "0":
         return None, "disabled by JUDGED_NATIVE=0"
@@ -72,7 +73,7 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
     and the columns parsed from it are not resident at once.
 
     ``None`` means a line the strict parser must judge (too few or too many
-    fields, a value that is not a plain decimal number, a NUL byte, invalid
+    fields, a value that is not a plain decimal number, a control byte, invalid
     UTF-8, a byte-order mark at the start), or that the extension is absent:
     the fast path never reads a line differently. Fields are split on ASCII
     whitespace only (docs/formats.md). :class:`TextShrank` when the mapped file
