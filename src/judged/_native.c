@@ -244,7 +244,9 @@ static void release_pages(const uint8_t *from, const uint8_t *to) {
 /* Reading a page of a file mapping past the file's end raises SIGBUS in the reading thread. While
  * parse_trec reads a mapping, this handler jumps back to where the reading thread set bus_jump, and the
  * read fails as shrunk. A SIGBUS anywhere else goes to the handler that was there before. */
-static _Thread_local sigjmp_buf *volatile bus_jump; /* volatile: a store the handler reads is never elided */
+/* volatile: a store the handler reads is never elided; initial-exec: reading it in the handler never
+ * allocates (a module's thread-locals are otherwise allocated on a thread's first use). */
+static _Thread_local sigjmp_buf *volatile bus_jump __attribute__((tls_model("initial-exec")));
 static struct sigaction previous_bus;
 static pthread_mutex_t bus_lock = PTHREAD_MUTEX_INITIALIZER;
 static int bus_users;
