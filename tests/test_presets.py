@@ -431,7 +431,7 @@ def test_unknown_preset_suggests_a_name():
     ("ir_measures", "RR(unjudged=drop)@10", "msmarco"),
     ("trec_eval", "RR@10", "takes no cutoff"),
     ("trec_eval", "nDCG(gain={1:1,2:3})@10", "ndcg_cut takes no gain map"),
-    ("trec_eval", "nDCG(gain={1:1.5,2:3})", "through an int"),
+    ("trec_eval", "nDCG(gain={1:1.5,2:1.7})", "gains 1.5 and 1.7 compare equal there"),
     ("pytrec_eval", "P(rel=0)@5", "relevance_level"),
     ("sklearn", "nDCG(ideal=judged,norel=1)@10", "norel=1"),
     ("sklearn", "nDCG(gain={0:1})@10", "grade 0"),

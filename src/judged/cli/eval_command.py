@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 from rich.console import Console
 
-from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.output import check_output, config_option, convention_option, write_output
 from judged.cli.store_common import read_judgments
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
@@ -20,10 +20,12 @@ from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
 from judged.measures import Measure, parse
 from judged.presets import apply as apply_preset
+from judged.presets import get as get_preset
 from judged.presets import names as preset_names
 from judged.render import FORMATS, render_json, render_table, render_trec_eval, render_tsv
 
-DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR", "Judged@10")
+#: Judged@10 joins them beside nDCG@10 (``--judged``) wherever the output can carry it.
+DEFAULT_MEASURES = ("nDCG@10", "P@10", "R@100", "AP", "RR")
 
 _RENDERERS = {
     "table": render_table,
@@ -52,7 +54,8 @@ _RENDERERS = {
 @convention_option("norel", lead="Set norel= on every measure that has it: ", show_default=False)
 @convention_option("depth")
 @click.option("--judged/--no-judged", "add_judged", default=True, show_default=True,
-              help="Report Judged@k beside every nDCG@k (not in trec_eval format, which has no such measure).")
+              help="Report Judged@k beside every nDCG@k; trec_eval format and presets, which have no such measure, "
+              "leave it out with a note.")
 @click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
 @click.option("--preset", help="Reproduce a library's numbers: " + ", ".join(preset_names()) + ".")
@@ -78,20 +81,36 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
     """
     team = Config.load(config)
     parsed = [team.measure(m) for m in measures] if measures else team.default_measures()
-    parsed = parsed or [team.measure(m) for m in DEFAULT_MEASURES]
+    if not parsed:
+        parsed = [team.measure(m) for m in DEFAULT_MEASURES]
+        if preset:  # the defaults the preset's library has; named measures are refused instead
+            covered = set(get_preset(preset).measures())
+            if {m.name for m in parsed} - covered:
+                click.echo(f"note: preset {preset!r} covers {', '.join(sorted(covered))}; of the default measures "
+                           f"it reports {', '.join(str(m.name) for m in parsed if m.name in covered) or 'none'}.",
+                           err=True)
+            parsed = [m for m in parsed if m.name in covered] or parsed
+    if norel is not None:  # before the preset, which refuses a norel its library cannot apply
+        parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
+    chosen = missing if missing is not None else team.missing
     missing = team.with_missing(missing)
     if preset:
-        parsed, options = apply_preset(preset, parsed)
-        missing = options.get("missing", missing)
-    if norel is not None:
-        parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
-    if add_judged and fmt != "trec_eval" and not preset:  # trec_eval and the presets' libraries have no Judged@k
-        parsed = with_judged_beside_ndcg(parsed)
+        parsed, options = apply_preset(preset, parsed, missing=chosen)
+        missing = options["missing"]
+    if add_judged:
+        left_out = "trec_eval format has no such measure" if fmt == "trec_eval" else (
+            f"preset {preset!r} reproduces a library that has none" if preset else None)
+        if left_out is None:
+            parsed = with_judged_beside_ndcg(parsed)
+        elif any(m.name == "nDCG" and m.cutoff is not None for m in parsed):
+            click.echo(f"note: Judged@k is not reported beside nDCG@k: {left_out} "
+                       "(--no-judged leaves it out without this note).", err=True)
     if engine == "spark" or master is not None:
         return eval_on_spark(runs, qrels_path, judgments, db, parsed, per_query, fmt, output, missing, depth,
                              unjudged_threshold, team, run_format, qrels_format, engine, master)
     if output and Path(output).is_dir():
         raise click.BadParameter(f"File {output!r} is a directory.", param_hint="'--output' / '-o'")
+    check_output(output, [*runs, qrels_path])
     progress = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else nullcontext()
     with progress as status:  # a spinner on a terminal, nothing in a pipe
         qrels = read_judgments(qrels_path, qrels_format, judgments, db)

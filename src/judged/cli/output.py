@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
 import click
 
+from judged.errors import UsageError
 from judged.io.output import write_atomic
 from judged.measures.conventions import convention
 
@@ -41,4 +46,22 @@ def write_output(text: str, path: str | None) -> None:
     if path is None or path == "-":
         click.echo(text, nl=False)
         return
-    write_atomic(text, path)
+    check_output(path, ())
+    try:
+        write_atomic(text, path)
+    except OSError as err:
+        raise UsageError(f"cannot write {path}: {err.strerror or err}.") from None
+
+
+def check_output(output: str | None, inputs: Iterable[str | None]) -> None:
+    """A UsageError, before any work, when ``-o`` cannot be written or names one of the command's inputs."""
+    if output is None or output == "-":
+        return
+    folder = Path(output).parent
+    if not folder.is_dir():
+        raise UsageError(f"cannot write {output}: the folder {str(folder)!r} does not exist.")
+    if not Path(output).exists():
+        return
+    for source in inputs:
+        if source is not None and Path(source).exists() and os.path.samefile(output, source):
+            raise UsageError(f"-o {output} is one of the inputs ({source}); write the output somewhere else.")

@@ -17,6 +17,7 @@ TrecName(printed='map_cut_100', entry='map_cut', cutoff=100)
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -101,19 +102,38 @@ def to_trec_eval(measure: Measure) -> TrecName:
     _require(measure, "ties", "trec", "trec_eval breaks ties by docid descending only")
     _require(measure, "norel", "0", "trec_eval scores a query with no relevant judgment 0")
     _require(measure, "ideal", "judged", "trec_eval builds the ideal list from every judged document")
+    if "rel" in measure.family.params and measure.rel < 0:
+        raise _refuse(measure, f"rel={measure.rel}", "a negative grade marks a document pooled but not judged, "
+                      "which judged never counts relevant; trec_eval's -l would")
     name, k = measure.name, measure.cutoff
-    if name == "nDCG" and measure.gain.kind == "exp":
-        raise _refuse(measure, "gain=exp", "trec_eval's ndcg takes a gain map only without a cutoff; "
-                      "write the gains as gain={1:1,2:3,3:7} and drop the cutoff")
-    if name == "nDCG" and measure.gain.kind == "map":
-        if k is not None:
-            raise _refuse(measure, "gain map with a cutoff", "trec_eval's ndcg_cut takes no gain map")
+    if name == "nDCG" and measure.gain.kind != "linear":
+        problem = gain_problem(measure.gain, k)
+        if problem:
+            raise _refuse(measure, f"gain={measure.gain}", problem)
         pairs = ",".join(f"{g}={_number(v)}" for g, v in measure.gain.mapping)
         return TrecName(f"ndcg_{pairs}", "ndcg", 0)
     for entry_name, entry in TABLE.items():
         if entry.family == name and (entry.cutoffs is None) == (k is None):
             return TrecName(entry_name if k is None else f"{entry_name}_{k}", entry_name, k or 0)
     raise _refuse(measure, f"{name}{'@' + str(k) if k else ''}", "trec_eval has no such measure")
+
+
+def gain_problem(gain: Gain, cutoff: int | None) -> str | None:
+    """Why trec_eval cannot compute nDCG with ``gain`` (and ``cutoff``) as judged does, or None if it can."""
+    if cutoff is not None:
+        return ("trec_eval's ndcg_cut takes no gain map: it uses the grade as the gain (m_ndcg_cut.c); only ndcg, "
+                "without a cutoff, takes one")
+    if gain.kind == "exp":
+        return ("trec_eval's ndcg takes an explicit map (-m ndcg.1=1,2=3,3=7), not gain=exp; "
+                "write gain={1:1,2:3,3:7} with the grades your judgments use")
+    if any(grade < 0 for grade, _ in gain.mapping):
+        return "in trec_eval a gain for a negative level applies to unjudged documents, which judged always gains 0"
+    gains = sorted({value for _, value in gain.mapping})
+    for low, high in itertools.pairwise(gains):
+        if int(low) == int(high):  # C's (int) truncates toward zero, as comp_rel_gain compares
+            return (f"trec_eval orders gains through an int (gain_init.c comp_rel_gain), so gains {_number(low)} "
+                    f"and {_number(high)} compare equal there and its ideal list can be wrong")
+    return None
 
 
 def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:

@@ -77,8 +77,13 @@ def get(name: str) -> Preset:
     raise UsageError(f"unknown preset {name!r}.{hint} Presets: {', '.join(_PRESETS)}.")
 
 
-def apply(name: str | Preset, measures: Iterable[Measure | str] | Measure | str) -> tuple[list[Measure], dict]:
+def apply(
+    name: str | Preset, measures: Iterable[Measure | str] | Measure | str, *, missing: str | None = None
+) -> tuple[list[Measure], dict]:
     """Map every measure through the preset ``name``; returns the measures and the options for evaluate.
+
+    ``missing`` is a missing-query policy the user chose (``--missing``, or pinned in ``judged.toml``): kept
+    when the library can apply it, refused when it cannot.
 
     >>> ms, options = apply("ranx_burges", ["nDCG@10"])
     >>> str(ms[0]), options
@@ -87,4 +92,4 @@ def apply(name: str | Preset, measures: Iterable[Measure | str] | Measure | str)
     preset = get(name)
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    return [preset.measure(m) for m in measures], dict(preset.options)
+    return [preset.measure(m) for m in measures], preset.evaluate_options(missing)

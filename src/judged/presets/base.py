@@ -44,6 +44,25 @@ class Preset:
     _rules: Mapping[str, _Rule] = field(repr=False, compare=False, hash=False)
     _why: Mapping[str, str] = field(repr=False, compare=False, hash=False)
     _absent: Mapping[str, str] = field(repr=False, compare=False, hash=False)
+    #: missing-query policies the library can also apply besides ``options["missing"]`` (trec_eval's -c: zero)
+    also_missing: tuple[str, ...] = ()
+
+    def evaluate_options(self, missing: str | None = None) -> dict:
+        """The evaluate options, with the ``missing`` policy the user chose when the library can apply it.
+
+        A policy the library cannot apply is refused, never silently replaced by the library's own.
+        """
+        options = dict(self.options)
+        if missing is not None and missing != options["missing"]:
+            if missing not in self.also_missing:
+                raise UsageError(
+                    f"preset {self.name!r} cannot apply missing={missing}: {self.library} scores a judged query "
+                    f"the run did not answer as missing={options['missing']} "
+                    f"({'left out of the mean' if options['missing'] == 'skip' else 'scored 0 and averaged in'}) "
+                    "and has no option for the other; leave --missing out or drop the preset."
+                )
+            options["missing"] = missing
+        return options
 
     def measure(self, measure: Measure | str) -> Measure:
         """``measure`` with the conventions that reproduce this library's number for it.

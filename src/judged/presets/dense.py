@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-
 from judged.measures.spec import Gain, Measure
-from judged.presets.base import Preset, _Rule, _drop_ok, _rel_at_least
+from judged.presets.base import Preset, _drop_ok, _rel_at_least, _Rule
+
 
 def _dense_gain(value, m) -> str | None:
     gain: Gain = value  # type: ignore[assignment]

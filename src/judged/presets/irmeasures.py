@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 
 from judged.measures.spec import Gain, Measure
-from judged.presets.base import Preset, _Rule, _drop_ok, _integral, _rel_at_least
+from judged.presets.base import Preset, _drop_ok, _integral, _rel_at_least, _Rule
 from judged.presets.trec import _TREC_WHY
+
 
 def _irm_gain(value, m) -> str | None:
     gain: Gain = value  # type: ignore[assignment]

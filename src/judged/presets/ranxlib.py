@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-
 from judged.measures.spec import Gain, Measure
-from judged.presets.base import Preset, _Rule, _rel_at_least
+from judged.presets.base import Preset, _rel_at_least, _Rule
+
 
 def _ranx_level(gain: Gain) -> int | None:
     """The ``-lL`` of a map that only zeroes grades below L (ranx's label filter), else None."""

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+from judged.measures.spec import Measure
+from judged.measures.trec_names import gain_problem
+from judged.presets.base import Check, Namer, Preset, _drop_ok, _named, _rel_at_least, _Rule
 
-from judged.measures.spec import Gain, Measure
-from judged.presets.base import Check, Namer, Preset, _Rule, _drop_ok, _integral, _named, _rel_at_least
 
 def _trec_gain(value, m) -> str | None:
-    gain: Gain = value  # type: ignore[assignment]
-    if m.cutoff is not None:
-        return ("trec_eval's ndcg_cut takes no gain map (m_ndcg_cut.c uses the grade as the gain); "
-                "drop the cutoff to use ndcg with -m ndcg.1=..,2=..")
-    if gain.kind == "exp":
-        return ("trec_eval's ndcg takes an explicit map (-m ndcg.1=1,2=3,3=7), not gain=exp; "
-                "write gain={1:1,2:3,3:7} with the grades your judgments use")
-    if any(grade < 0 for grade, _ in gain.mapping):
-        return "in trec_eval a gain for a negative level applies to unjudged documents, which judged always gains 0"
-    if not all(_integral(v) for _, v in gain.mapping):
-        return ("trec_eval orders gains through an int (gain_init.c comp_rel_gain), so gains less than "
-                "1 apart compare equal and its ideal list is wrong; only integer gains reproduce")
-    return None
+    return gain_problem(value, m.cutoff)
 
 
 def _trec_name(m: Measure) -> str:
@@ -73,8 +62,8 @@ _TREC_CAVEATS = (
     ("trec_eval stores run scores as C float: scores equal after rounding to 32 bits tie there (and fall to "
      "the docid rule) but not in judged; runs written with fewer than 7 significant digits are unaffected."),
     "trec_eval reads grades with atol, so a fractional grade is truncated there; judged refuses it.",
-    ("Gain maps apply to ndcg without a cutoff only (-m ndcg.1=1,2=3,3=7) and must be integers: trec_eval "
-     "compares gains through an int."),
+    ("Gain maps apply to ndcg without a cutoff only (-m ndcg.1=1,2=3,3=7), and no two gains may share an "
+     "integer part: trec_eval compares gains through an int."),
 )
 
 
@@ -107,6 +96,7 @@ _TREC_EVAL = Preset(
     _rules=_trec_rules(None, ""),
     _why=_TREC_WHY,
     _absent=_TREC_ABSENT,
+    also_missing=("zero",),  # -c
 )
 
 _PYTREC_EVAL = Preset(

@@ -27,6 +27,9 @@ def _global_flags(measures: Sequence[Measure]) -> None:
         if len(values) > 1:
             raise UsageError(f"trec_eval format needs one {param} for all measures (trec_eval's {flag} is global); "
                              f"got {', '.join(sorted(values))}.")
+    if "drop" in {m.unjudged for m in measures} and any(m.name == "NumRet" for m in measures):
+        raise UsageError("trec_eval format cannot print NumRet beside unjudged=drop measures: trec_eval's -J "
+                         "also drops unjudged documents from num_ret, which judged's NumRet counts.")
 
 
 def render_trec_eval(results: Sequence[Result], per_query: bool = True) -> str:
