@@ -212,6 +212,7 @@ typedef struct {
     int min_fields;   /* a line has at least this many fields */
     int max_fields;   /* and at most this many (0: no limit) */
     int integer;      /* the value is an integer grade, else a float score */
+    int indented_comments; /* '#' after leading whitespace starts a comment too (trec_eval's runs, not qrels) */
 } Format;
 
 typedef struct {
@@ -414,8 +415,12 @@ __attribute__((noinline)) static void parse_chunk(Chunk *chunk) {
             release_pages(kept, p);
             kept = p;
         }
-        if (*p == '#') { /* a comment, whatever its bytes (as in trec_eval and the strict parser) */
-            p = line_end(p, end) + 1;
+        const uint8_t *first = p;
+        while (format->indented_comments && first < end && byte_class[*first] == SEPARATOR) {
+            first++;
+        }
+        if (first < end && *first == '#') { /* a comment, whatever its bytes (as in trec_eval and the strict parser) */
+            p = line_end(first, end) + 1;
             continue;
         }
         const uint8_t *start[MAX_KEPT];
@@ -553,8 +558,9 @@ static PyObject *parse_trec(PyObject *self, PyObject *args) {
     Py_buffer text;
     Format format;
     int threads, release;
-    if (!PyArg_ParseTuple(args, "y*iiippi", &text, &format.value_field, &format.min_fields, &format.max_fields,
-                          &format.integer, &release, &threads)) {
+    format.indented_comments = 0;
+    if (!PyArg_ParseTuple(args, "y*iiippi|p", &text, &format.value_field, &format.min_fields, &format.max_fields,
+                          &format.integer, &release, &threads, &format.indented_comments)) {
         return NULL;
     }
     if (format.value_field < 0 || format.value_field >= MAX_KEPT || format.min_fields <= format.value_field ||
@@ -1172,7 +1178,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
-     "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads) -> "
+     "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads, indented_comments=False) -> "
      "(rows, qid_views, docid_views, values, buffers) or None when the strict parser must decide."},
     {"scan_queries", scan_queries, METH_VARARGS,
      "scan_queries(views, buffers, offsets, judged_views, judged_buffers, judged_rows, starts, ends, repeats, "

@@ -87,11 +87,12 @@ CASES: tuple[Case, ...] = (
     _qrels("qrels-nbsp-inside-docid", "q1 0 x\u00a0y 1\n", ("q1", "x\u00a0y", 1)),
     _refused("qrels-extra-field", "qrels", "q1 0 d1 2 x\n", "expected 4 columns, found 5", 1),
     _refused("qrels-nbsp-after-grade", "qrels", "q1 0 d1 2\u00a0x\n", "grade is not an integer", 1),
-    # ---- comments: a line whose first byte is '#', whatever follows ----
+    # ---- comments: a line whose first byte is '#' (in a run, first after whitespace), whatever follows ----
     _run("comment-lines", "# a comment\nq1 Q0 d1 1 2.5 run\n#another\n", ("q1", "d1", 2.5)),
     _run("comment-with-undecodable-bytes", b"#\xff\xfe not UTF-8\nq1 Q0 d1 1 2.5 run\n", ("q1", "d1", 2.5)),
     _run("hash-inside-docid-is-data", "q1 Q0 doc#7 1 2.5 run\n", ("q1", "doc#7", 2.5)),
-    _run("hash-after-leading-space-is-data", " #q Q0 d1 1 2.5 run\n", ("#q", "d1", 2.5)),
+    _run("indented-hash-is-a-comment-in-a-run", "q1 Q0 d1 1 2.5 run\n #q Q0 d2 2 1.5 run\n\t# note\n", ("q1", "d1", 2.5)),
+    _qrels("indented-hash-is-data-in-qrels", " #q 0 d1 1\n", ("#q", "d1", 1)),
     _refused("only-comments", "run", "# nothing\n#\n", "file has no data lines", None),
     _refused("empty-file", "run", "", "file has no data lines", None),
     # ---- scores: ASCII digits, sign, point, exponent ----

@@ -227,3 +227,23 @@ def test_the_reader_names_a_file_that_shrank_while_it_was_read(tmp_path, monkeyp
     monkeypatch.setattr(trec, "parse_trec", shrinking)
     with pytest.raises(InputError, match=r"big\.run: file shrank while it was being read"):
         read_trec_run(path)
+
+
+# ---- trec_eval itself, where a binary is at hand ---------------------------------------------------
+
+TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (put it on PATH or set TREC_EVAL)")
+@pytest.mark.parametrize("case", [c for c in CASES if c.kind == "run" and c.rows], ids=lambda c: c.name)
+def test_trec_eval_splits_every_accepted_run_into_the_same_documents(case, tmp_path):
+    """Judging exactly the documents of the table's rows, trec_eval must retrieve them all and nothing else."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    run.write_bytes(case.text)
+    qrels.write_bytes(b"".join(f"{qid} 0 {docid} 1\n".encode() for qid, docid, _ in case.rows))
+    out = subprocess.run([TREC_EVAL, "-q", "-m", "num_ret", "-m", "num_rel_ret", str(qrels), str(run)],
+                         capture_output=True, text=True, check=True).stdout
+    counts = {(measure, qid): int(value) for measure, qid, value in (line.split() for line in out.splitlines())}
+    for qid in {qid for qid, _, _ in case.rows}:
+        expected = sum(row[0] == qid for row in case.rows)
+        assert counts[("num_ret", qid)] == counts[("num_rel_ret", qid)] == expected, (case.name, qid, out)

@@ -59,10 +59,11 @@ class TrecFormat:
     min_fields: int
     max_fields: int  # 0: trailing fields allowed
     integer: bool
+    indented_comments: bool  # a '#' after leading whitespace starts a comment too, as in trec_eval's runs
 
 
-RUN_FORMAT = TrecFormat("score", 4, 6, 0, integer=False)
-QRELS_FORMAT = TrecFormat("grade", 3, 4, 4, integer=True)
+RUN_FORMAT = TrecFormat("score", 4, 6, 0, integer=False, indented_comments=True)
+QRELS_FORMAT = TrecFormat("grade", 3, 4, 4, integer=True, indented_comments=False)
 
 
 def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | None:
@@ -83,7 +84,8 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
         return None
     try:
         parsed = _native.parse_trec(
-            text, form.value_field, form.min_fields, form.max_fields, form.integer, mapped, pl.thread_pool_size()
+            text, form.value_field, form.min_fields, form.max_fields, form.integer, mapped, pl.thread_pool_size(),
+            form.indented_comments,
         )
     except _native.TextShrank as err:
         raise TextShrank(str(err)) from None

@@ -3,7 +3,8 @@
 The grammar is docs/formats.md; in short, as trec_eval reads them: fields are
 separated by ASCII whitespace only (space, tab, ``\\v``, ``\\f``, ``\\r``; a
 no-break space is part of a docid), lines starting with ``#`` are comments
-(a ``#`` inside a docid is data), scores and grades are ASCII numbers
+(in a run also after leading whitespace, as trec_eval reads runs but not
+qrels; a ``#`` inside a docid is data), scores and grades are ASCII numbers
 (:mod:`judged.io.numbers`), gzip is detected by its magic bytes, and a file
 starting with a byte-order mark is refused rather than read into the first
 qid. The rank and iteration columns are ignored, as trec_eval ignores them,
@@ -142,7 +143,7 @@ def _last_data_line(path: str) -> bytes | None:
         with gzip.open(path, "rb") as handle:
             tail = handle.read().splitlines()[-1024:]
     for raw in reversed(tail):
-        if raw.strip() and not raw.startswith(b"#"):
+        if raw.strip() and not raw.lstrip().startswith(b"#"):  # a run's comment may be indented
             return raw
     return None
 
@@ -158,12 +159,13 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
     rows: list[tuple] = []
     lines: list[int] = []
     tag = None
+    indented_comments = columns is _RUN_COLUMNS  # trec_eval skips a run line's leading whitespace first
     try:
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
                 if number == 1:
                     _refuse_byte_order_mark(raw, path)
-                if raw.startswith(b"#"):  # a comment, whatever its bytes: trec_eval never decodes one
+                if (raw.lstrip() if indented_comments else raw).startswith(b"#"):  # trec_eval never decodes one
                     continue
                 try:
                     text = raw.decode("utf-8")
