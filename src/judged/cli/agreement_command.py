@@ -154,7 +154,7 @@ def _seen_grades(qrels) -> tuple[tuple[int, ...], str]:
     seen = [q.frame["grade"].filter(q.frame["grade"] >= 0) for q in qrels.values()]
     low = min((int(s.min()) for s in seen if len(s)), default=None)
     high = max((int(s.max()) for s in seen if len(s)), default=None)
-    if low is None or low == high:
+    if low is None or high is None or low == high:
         raise UsageError("the judgments use fewer than two grades, so the domain cannot be guessed: "
                          "pass --rubric FILE.")
     return tuple(range(low, high + 1)), "no rubric: the grades seen"

@@ -61,7 +61,7 @@ def names() -> list[str]:
     return list(_PRESETS)
 
 
-def get(name: str) -> Preset:
+def get(name: str | Preset) -> Preset:
     """The preset called ``name`` (case and ``-``/``_`` do not matter); UsageError with a suggestion if unknown."""
     if isinstance(name, Preset):
         return name

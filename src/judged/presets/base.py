@@ -109,10 +109,10 @@ class Preset:
                 changes[param] = target
             elif value != default:
                 check = rule.free.get(param)
-                reason = self._why.get(param, "not applied there") if check is None else check(value, m)
-                if reason:
-                    raise self._refuse(label, f"{param}={value}: {reason}")
-        return dataclasses.replace(m, **changes), rule
+                why = self._why.get(param, "not applied there") if check is None else check(value, m)
+                if why:
+                    raise self._refuse(label, f"{param}={value}: {why}")
+        return dataclasses.replace(m, **changes), rule  # type: ignore[arg-type]
 
     def _refuse(self, label: str, reason: str) -> UsageError:
         return UsageError(f"preset {self.name!r} cannot reproduce {label}: {reason}")
@@ -123,7 +123,7 @@ class Preset:
 
 
 def _rel_at_least(low: int, why: str) -> Check:
-    return lambda value, m: None if value >= low else why
+    return lambda value, m: None if isinstance(value, int) and value >= low else why
 
 
 def _drop_ok(value, m) -> str | None:

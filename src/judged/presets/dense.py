@@ -7,7 +7,7 @@ from judged.presets.base import Preset, _drop_ok, _rel_at_least, _Rule
 
 
 def _dense_gain(value, m) -> str | None:
-    gain: Gain = value  # type: ignore[assignment]
+    gain: Gain = value
     if any(v < 0 for _, v in gain.mapping):
         return "the library's relevance (y_true / target) is the gain and must not be negative"
     if any(g <= 0 and v != 0 for g, v in gain.mapping):

@@ -10,7 +10,7 @@ from judged.presets.trec import _TREC_WHY
 
 
 def _irm_gain(value, m) -> str | None:
-    gain: Gain = value  # type: ignore[assignment]
+    gain: Gain = value
     if gain.kind == "exp":
         if m.cutoff is not None:
             return ("ir_measures computes nDCG(dcg='exp-log2')@k with gdeval.pl, which rounds each query to "

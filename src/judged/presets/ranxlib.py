@@ -18,7 +18,7 @@ def _ranx_level(gain: Gain) -> int | None:
 
 
 def _ranx_gain(value, m) -> str | None:
-    gain: Gain = value  # type: ignore[assignment]
+    gain: Gain = value
     if gain.kind == "map" and _ranx_level(gain) is None:
         return ("ranx has no gain maps; its only lever is the -lL suffix, which removes labels below L "
                 "(judged: gain={1:0,...,L-1:0})")

@@ -48,6 +48,7 @@ def row_cells(row: RunRow, c: Comparison, *, planning: bool = True) -> list[str]
     if row.difference is None:
         cells += ["baseline", "", "", "", ""]
     else:
+        assert row.p_adjusted is not None and row.wins_ties_losses is not None, "every compared run has them"
         marker = "*" if row.p_adjusted <= c.alpha else ""
         wtl = row.wins_ties_losses
         cells += [f"{row.difference.estimate:+.4f}{marker}", f"[{row.difference.low:+.4f}, {row.difference.high:+.4f}]",
@@ -98,8 +99,8 @@ def matrix_title(matrix: SignificanceMatrix) -> str:
     if matrix.correction == "tukey":
         return "pairwise p, randomised Tukey HSD over all runs"
     pairs = len(matrix.runs) * (len(matrix.runs) - 1) // 2
-    how = {"holm": f"Holm over {pairs} pairs", "bh": f"Benjamini-Hochberg over {pairs} pairs"}
-    how = how.get(matrix.correction, "uncorrected")
+    corrections = {"holm": f"Holm over {pairs} pairs", "bh": f"Benjamini-Hochberg over {pairs} pairs"}
+    how = corrections.get(matrix.correction, "uncorrected")
     return f"pairwise p, paired randomization tests, {how}"
 
 

@@ -192,6 +192,7 @@ def _adjusted(pvalues: dict[int, float], correction: str, pairs: SignificanceMat
               base_index: int) -> dict[int, float]:
     """Each compared run's p-value against the baseline after ``correction`` across the runs compared."""
     if correction == "tukey":
+        assert pairs is not None, "a Tukey comparison always computes the matrix of every pair"
         return {i: pairs.p_values[i][base_index] for i in pvalues}
     return dict(zip(pvalues, _correct(list(pvalues.values()), correction)))
 
