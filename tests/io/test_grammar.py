@@ -247,3 +247,24 @@ def test_trec_eval_splits_every_accepted_run_into_the_same_documents(case, tmp_p
     for qid in {qid for qid, _, _ in case.rows}:
         expected = sum(row[0] == qid for row in case.rows)
         assert counts[("num_ret", qid)] == counts[("num_rel_ret", qid)] == expected, (case.name, qid, out)
+
+
+@pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (put it on PATH or set TREC_EVAL)")
+@pytest.mark.parametrize(
+    "case",
+    [c for c in CASES if c.kind == "qrels" and c.rows  # a run cannot name query '#q' (it starts a comment), and
+     and not any(q.startswith("#") or abs(g) >= 2**31 for q, _, g in c.rows)],  # trec_eval sizes arrays by grade
+    ids=lambda c: c.name,
+)
+def test_trec_eval_reads_every_accepted_qrels_into_the_same_judgments(case, tmp_path):
+    """Retrieving exactly the table's documents, trec_eval must count as relevant those graded 1 or more."""
+    run, qrels = tmp_path / "run", tmp_path / "qrels"
+    qrels.write_bytes(case.text)
+    run.write_bytes(b"".join(f"{qid} Q0 {docid} 1 1 r\n".encode() for qid, docid, _ in case.rows))
+    out = subprocess.run([TREC_EVAL, "-q", "-m", "num_ret", "-m", "num_rel_ret", str(qrels), str(run)],
+                         capture_output=True, text=True, check=True).stdout
+    counts = {(measure, qid): int(value) for measure, qid, value in (line.split() for line in out.splitlines())}
+    for qid in {qid for qid, _, _ in case.rows}:
+        rows = [row for row in case.rows if row[0] == qid]
+        assert counts[("num_ret", qid)] == len(rows), (case.name, out)
+        assert counts[("num_rel_ret", qid)] == sum(grade >= 1 for _, _, grade in rows), (case.name, out)
