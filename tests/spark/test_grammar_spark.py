@@ -16,10 +16,10 @@ import pytest
 
 from judged.errors import InputError
 from judged.spark import read_qrels, read_run
-from judged.spark.reading import raise_error
+from judged.spark.reading import FILE_SHIFT, raise_error
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "io"))
-from grammar_cases import CASES  # noqa: E402  (a data table beside the local reader's tests)
+from grammar_cases import CASES  # a data table beside the local reader's tests
 
 
 def outcomes(spark_input) -> dict[str, object]:
@@ -34,7 +34,8 @@ def outcomes(spark_input) -> dict[str, object]:
                 except InputError as error:
                     got[row.file] = str(error)
             continue
-        got.setdefault(row.file, []).append((row.qid, row.docid, row[value]))
+        file = spark_input.files[row.order >> FILE_SHIFT]  # a data row's order names its file
+        got.setdefault(file, []).append((row.qid, row.docid, row[value]))
     return got
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -31,7 +31,7 @@ from judged.errors import InputError
 from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, check_run, dedupe_qrels
 from judged.io.tabular import from_frame
 from judged.measures.spec import Measure
-from judged.spark.reading import FILE_SHIFT, arrow_schema, error_json
+from judged.spark.reading import FILE_SHIFT, ROW_MASK, arrow_schema, error_json
 
 BUCKET_BYTES = 64 << 20
 MAX_BUCKETS = 4096
@@ -57,14 +57,18 @@ class BucketPlan:
     measures: tuple[Measure, ...]
     depth: int | None
     names: dict[str, str]  # side -> the name a DataFrame's errors are reported under
+    files: dict[str, tuple[str, ...]]  # side -> its files as the user names them, in listing order
     values: dict[str, str]  # side -> the column holding its scores or grades
     checked: dict[str, bool]  # side -> already validated file by file by the local reader
 
     def function(self):
-        """The function ``applyInArrow`` calls with each bucket's rows."""
+        """The function ``mapInArrow`` calls with a partition's batches: the partition is one bucket (or a few,
+        where hashed bucket numbers meet), whole queries either way, evaluated in one call."""
 
-        def evaluate(table: pa.Table) -> pa.Table:
-            return evaluate_bucket(table, self)
+        def evaluate(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            received = list(batches)
+            if received:
+                yield from evaluate_bucket(pa.Table.from_batches(received), self).to_batches()
 
         return evaluate
 
@@ -99,7 +103,7 @@ def _run(rows: pl.DataFrame, plan: BucketPlan) -> Run:
         try:
             check_run(run)
         except RowProblem as problem:
-            raise _in_file(rows, problem, "run") from None
+            raise _in_file(rows, problem, "run", plan) from None
         return run
     try:
         return cast(Run, from_frame(picked, "run", plan.names["run"]))
@@ -113,7 +117,7 @@ def _qrels(rows: pl.DataFrame, plan: BucketPlan) -> Qrels:
         try:
             deduped, collapsed = dedupe_qrels(_typed(picked, QRELS_SCHEMA))
         except RowProblem as problem:
-            raise _in_file(rows, problem, "qrels") from None
+            raise _in_file(rows, problem, "qrels", plan) from None
         return Qrels(deduped, plan.names["qrels"], None, collapsed)
     try:
         return cast(Qrels, from_frame(picked, "qrels", plan.names["qrels"]))
@@ -125,11 +129,11 @@ def _typed(frame: pl.DataFrame, schema: dict) -> pl.DataFrame:
     return frame.select(pl.col(column).cast(kind) for column, kind in schema.items())
 
 
-def _in_file(rows: pl.DataFrame, problem: RowProblem, side: str) -> _Located:
+def _in_file(rows: pl.DataFrame, problem: RowProblem, side: str, plan: BucketPlan) -> _Located:
     """A problem only a whole query shows (a document repeated across two files of a folder), at its file's row."""
-    file, row, order = rows.row(problem.row, named=True)["file"], rows["row"][problem.row], rows["order"][problem.row]
-    problem.row = int(row)
-    return _Located(side, int(order), problem.at(file, None))
+    order = int(rows["order"][problem.row])
+    problem.row = order & ROW_MASK
+    return _Located(side, order, problem.at(plan.files[side][order >> FILE_SHIFT], None))
 
 
 def _in_frame(rows: pl.DataFrame, picked: pl.DataFrame, error: InputError, side: str) -> _Located:

@@ -78,11 +78,12 @@ def evaluate(
     plan = BucketPlan(
         tuple(wanted), depth,
         names={"run": run_in.name or run_in.default_name, "qrels": qrels_in.name or qrels_in.default_name},
+        files={"run": run_in.files, "qrels": qrels_in.files},
         values={"run": run_in.value, "qrels": qrels_in.value},
         checked={"run": run_in.checked, "qrels": qrels_in.checked},
     )
-    spread = rows.withColumn("bucket", bucket).repartition(buckets, "bucket")  # one task per bucket, no second shuffle
-    out = cast(pl.DataFrame, pl.from_arrow(spread.groupBy("bucket").applyInArrow(plan.function(), OUT).toArrow()))
+    spread = rows.withColumn("bucket", bucket).repartition(buckets, "bucket")  # whole queries per partition, no sort
+    out = cast(pl.DataFrame, pl.from_arrow(spread.mapInArrow(plan.function(), OUT).toArrow()))
     _raise_first_error(out)
     files = out.filter(pl.col("kind") == "file")
     totals = dict(zip(STATS, np.array(out.filter(pl.col("kind") == "bucket")["stats"].to_list(),

@@ -36,7 +36,8 @@ class SparkInput:
     by the local reader; ``ordered`` that ``order`` numbers them in input
     order; ``size`` estimates their bytes, from which the buckets are sized;
     ``single`` that the input is one file (whose hash is then the input's);
-    ``collapsed`` counts repeated judgments collapsed before Spark saw them.
+    ``collapsed`` counts repeated judgments collapsed before Spark saw them;
+    ``files`` names the input's files in the order their rows are numbered.
     """
 
     kind: str
@@ -52,6 +53,7 @@ class SparkInput:
     single: bool = False
     sha256: str | None = None
     collapsed: int = 0
+    files: tuple[str, ...] = ()
 
 
 def as_input(source, kind: str, columns: Mapping[str, str] | None = None, name: str | None = None) -> SparkInput:

@@ -80,4 +80,4 @@ def _read(spark: SparkSession, path: str, kind: str, format: str | None, name: s
     default = stem.name if listing.format == "trec" or not listing.single else stem.stem
     return SparkInput(kind, frame, name, default, path=path, format=listing.format,
                       value="score" if kind == "run" else "grade", checked=True, ordered=True, size=size,
-                      single=listing.single)
+                      single=listing.single, files=tuple(f.shown for f in files))

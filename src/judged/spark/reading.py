@@ -32,6 +32,7 @@ ROWS = ("side string, qid string, docid string, score double, grade long, text s
         "file string, `row` long, meta boolean, tag string, sha256 string, collapsed long, error string")
 ROW_FIELDS = [field.strip().split(" ")[0].strip("`") for field in ROWS.split(",")]
 FILE_SHIFT = 40  # a row's order is (file index << 40) + its row in the file: files in name order, rows in file order
+ROW_MASK = (1 << FILE_SHIFT) - 1
 
 
 _ARROW = {"string": pa.string(), "double": pa.float64(), "long": pa.int64(), "boolean": pa.bool_(),
@@ -81,10 +82,10 @@ def _read_one(kind: str, index: int, file: DataFile, format: str, columns, conte
         except (OSError, EOFError) as error:  # a damaged file the reader did not put into words (a truncated gzip)
             yield _meta(kind, index, file, error=error_json(InputError(f"cannot read file: {error}", path=file.shown)))
             return
-    frame = item.frame.with_row_index("row").with_columns(
+    frame = item.frame.with_row_index("row").select(  # a data row names no file: its order says which
+        "qid", "docid", item.frame.columns[2],
         pl.lit(kind).alias("side"),
         ((pl.lit(index, pl.Int64) * (1 << FILE_SHIFT)) + pl.col("row").cast(pl.Int64)).alias("order"),
-        pl.lit(file.shown).alias("file"),
         pl.lit(False).alias("meta"),
     )
     yield from _in_rows(frame).to_batches(max_chunksize=1 << 20)
