@@ -35,26 +35,21 @@ SCORE_PATTERN = f"^(?:{_DECIMAL}|{_NON_FINITE})$"
 GRADE_PATTERN = r"^[+-]?[0-9]+$"
 """A grade's text."""
 
-_SCORE = {str: re.compile(SCORE_PATTERN), bytes: re.compile(SCORE_PATTERN.encode())}
-_GRADE = {str: re.compile(GRADE_PATTERN), bytes: re.compile(GRADE_PATTERN.encode())}
+_SCORE = re.compile(SCORE_PATTERN)
+_GRADE = re.compile(GRADE_PATTERN)
 _INT64_DIGITS = 19
-_SIGN_AND_ZEROS = {str: "+-0", bytes: b"+-0"}
 
 
-def parse_score(text: str | bytes) -> float | None:
-    """The score ``text`` spells (``inf``/``nan`` included, for the caller to refuse), else ``None``.
-
-    ``text`` may be the raw bytes of a field (the TREC reader's, to skip decoding it).
-    """
-    return float(text) if _SCORE[type(text)].fullmatch(text) else None
+def parse_score(text: str) -> float | None:
+    """The score ``text`` spells (``inf``/``nan`` included, for the caller to refuse), else ``None``."""
+    return float(text) if _SCORE.fullmatch(text) else None
 
 
-def parse_grade(text: str | bytes) -> int | None:
-    """The grade ``text`` (or a field's raw bytes) spells, else ``None``; :class:`OverflowError` when it does
-    not fit in 64 bits."""
-    if not _GRADE[type(text)].fullmatch(text):
+def parse_grade(text: str) -> int | None:
+    """The grade ``text`` spells, else ``None``; :class:`OverflowError` when it does not fit in 64 bits."""
+    if not _GRADE.fullmatch(text):
         return None
-    if len(text.lstrip(_SIGN_AND_ZEROS[type(text)])) <= _INT64_DIGITS:  # never int() of thousands of digits
+    if len(text.lstrip("+-0")) <= _INT64_DIGITS:  # never int() of thousands of digits
         grade = int(text)
         if -(2**63) <= grade < 2**63:
             return grade
