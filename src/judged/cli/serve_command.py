@@ -32,6 +32,9 @@ def serve_command(db, host, port, workers, secure_cookies, log_level):
     Example:
       judged serve --db judged.db --port 8000
     """
+    from judged.extras import require
+
+    require("web", "judged serve")
     import uvicorn
 
     from judged.judgments.accounts import Accounts

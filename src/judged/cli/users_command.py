@@ -13,6 +13,9 @@ from judged.errors import UsageError
 @click.group("users")
 def users_command() -> None:
     """Manage the web app's user accounts in the judgment store."""
+    from judged.extras import require
+
+    require("web", "judged users")
 
 
 def _password(from_stdin: bool) -> str:

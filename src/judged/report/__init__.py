@@ -44,6 +44,9 @@ def report(
     >>> page.startswith("<!DOCTYPE html>"), page.count('class="vega"'), 'id="explain-1"' in page
     (True, 6, True)
     """
+    from judged.extras import require
+
+    require("report", "the HTML report")
     from judged.report.model import build
     from judged.report.page import render
 

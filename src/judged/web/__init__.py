@@ -11,7 +11,11 @@ security model.
 'judged'
 """
 
-from judged.web.app import create_app
-from judged.web.settings import WebSettings
+from judged.extras import require
+
+require("web", "judged.web")
+
+from judged.web.app import create_app  # noqa: E402  (after the check that names the missing extra)
+from judged.web.settings import WebSettings  # noqa: E402
 
 __all__ = ["WebSettings", "create_app"]
