@@ -8,8 +8,9 @@ Cases (five measures: nDCG@10, AP, RR, P@10, R@100):
   (pytrec_eval's ``RelevanceEvaluator`` pattern; judged's through :mod:`judged.pytrec_eval`).
 
 Each (case, tool) runs in a child process that builds the data and makes one warm-up call (neither
-timed), then times the evaluation (median of ``--repeat``); peak memory is the child's ``ru_maxrss``, data included (the same data for
-every tool). Example: ``python bench/api_bench.py --queries 2000 --depth 1000 --repeat 3``.
+timed), then times the evaluation (median of ``--repeat``); peak memory is the child's ``ru_maxrss``,
+data included (the same data for every tool).
+Example: ``python bench/api_bench.py --queries 2000 --depth 1000 --repeat 3``.
 """
 
 from __future__ import annotations

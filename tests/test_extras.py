@@ -53,7 +53,8 @@ def test_the_core_evaluates_without_any_extra():
         "             ['compare', 'examples/runs/bm25.run', 'examples/runs/dense.run', '--qrels',\n"
         "              'examples/qrels.txt', '-m', 'nDCG@10', '--permutations', '99', '--resamples', '99'],\n"
         "             ['explain', 'examples/runs/bm25.run', '--qrels', 'examples/qrels.txt', '--query', 'q01']):\n"
-        "    try:\n        main(args)\n    except SystemExit as done:\n        assert done.code in (0, None), (args, done.code)\n"
+        "    try:\n        main(args)\n"
+        "    except SystemExit as done:\n        assert done.code in (0, None), (args, done.code)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

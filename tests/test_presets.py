@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 
 import ir_measures
 import numpy as np
@@ -95,7 +96,8 @@ def judged_values(preset: str, measures: list[str], run, qrels) -> dict[str, dic
 
 def assert_same(mine: dict[str, float], theirs: dict[str, float], what: str, tol: float = EXACT) -> None:
     assert set(mine) == set(theirs), (
-        f"{what}: judged scores {sorted(set(mine) - set(theirs))} only, the library {sorted(set(theirs) - set(mine))} only"
+        f"{what}: judged scores {sorted(set(mine) - set(theirs))} only, "
+        f"the library {sorted(set(theirs) - set(mine))} only"
     )
     bad = {q: (mine[q], theirs[q]) for q in mine if not math.isclose(mine[q], theirs[q], rel_tol=0, abs_tol=tol)}
     assert not bad, f"{what}: {len(bad)} queries differ (judged, library): {dict(list(bad.items())[:4])}"
@@ -437,7 +439,8 @@ def test_unknown_preset_suggests_a_name():
     ("sklearn", "nDCG(gain={0:1})@10", "grade 0"),
 ])
 def test_unsupported_measure_is_a_clear_error(preset, measure, reason):
-    with pytest.raises(UsageError, match=rf"preset '{preset}' cannot reproduce {__import__('re').escape(measure)}: .*{reason}"):
+    pattern = rf"preset '{preset}' cannot reproduce {re.escape(measure)}: .*{reason}"
+    with pytest.raises(UsageError, match=pattern):
         presets.get(preset).measure(measure)
 
 

@@ -30,7 +30,8 @@ def test_each_variation_is_the_evaluation_of_that_variant():
 def test_flags_order_changes_and_ties_across_the_cutoff():
     s = judged.sensitivity([RUN_A, RUN_B], QRELS, "nDCG@2")
     by = {(v.convention, v.value): v for v in s.variations}
-    assert {key for key, v in by.items() if v.optimistic} == {("ideal", "returned"), ("unjudged", "drop"), ("ties", "best")}
+    optimistic = {key for key, v in by.items() if v.optimistic}
+    assert optimistic == {("ideal", "returned"), ("unjudged", "drop"), ("ties", "best")}
     # run A, q1: u, a, b tie; docid descending (u, b, a) is already the worst order (grades 0, 1, 2),
     # best (a, b, u) is the ideal one, so q1 newly reaches 1.0 and A overtakes B
     assert by[("ties", "worst")].means[0] == s.means[0]

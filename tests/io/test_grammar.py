@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from grammar_cases import CASES, Case  # tests/io is on sys.path under pytest (no __init__.py)
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -23,8 +24,6 @@ import judged.io.trec as trec
 from judged.errors import InputError
 from judged.io.native import QRELS_FORMAT, RUN_FORMAT, TextShrank, parse_trec
 from judged.io.trec import read_trec_qrels, read_trec_run
-
-from grammar_cases import CASES, Case  # tests/io is on sys.path under pytest (no __init__.py)
 
 REPO = Path(__file__).resolve().parents[2]
 NATIVE_BUILT = native._native is not None
@@ -190,14 +189,16 @@ def test_installing_without_a_compiler_builds_judged_without_the_native_reader(t
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(REPO / name, copy / name)
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-v", ".", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "dist")],
+        [sys.executable, "-m", "pip", "wheel", "-v", ".", "--no-deps", "--no-build-isolation",
+         "-w", str(tmp_path / "dist")],
         cwd=copy, capture_output=True, text=True, env={**os.environ, "CC": "/bin/false"}, timeout=120,
     )
     assert built.returncode == 0, built.stderr[-2000:]
     assert "building extension \"judged._native\" failed" in built.stdout + built.stderr
     (wheel,) = (tmp_path / "dist").glob("judged-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "judged/io/native.py" in names and not [n for n in names if n.startswith("judged/_native") and n.endswith(".so")]
+    assert "judged/io/native.py" in names
+    assert not [n for n in names if n.startswith("judged/_native") and n.endswith(".so")]
 
 
 # ---- a mapped file that shrinks --------------------------------------------------------------------

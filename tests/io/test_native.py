@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from judged.engine.ranking import _matched_by_pair, _matched_by_query
 from judged.errors import InputError
 from judged.io.inputs import Qrels, Run
-from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict, read_trec_run
 from judged.io.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, order_tied, parse_trec
-from judged.engine.ranking import _matched_by_pair, _matched_by_query
+from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict, read_trec_run
 
 _native = pytest.importorskip("judged._native", reason="the native reader is not built (docs/formats.md)")
 
@@ -113,18 +113,21 @@ def test_qrels_the_native_parser_takes_are_read_exactly_as_the_strict_parser_rea
     ],
 )
 def test_lines_the_native_parser_leaves_to_the_strict_parser(line):
-    text = line.encode("utf-8").replace("\xff".encode("utf-8"), b"\xff") + b"\n"
+    text = line.encode("utf-8").replace("\xff".encode(), b"\xff") + b"\n"
     assert parse_trec(b"q1 Q0 d0 1 3 run\n" + text, RUN_FORMAT) is None
 
 
 @pytest.mark.parametrize("docid", ["d\u00a0x", "d\u3000x", "d\u2028x", "d\u0085x"])
 def test_non_ascii_whitespace_is_part_of_a_docid_as_for_trec_eval(docid):
-    text = f"q1 Q0 {docid} 1 2 run\n".encode("utf-8")
+    text = f"q1 Q0 {docid} 1 2 run\n".encode()
     assert parse_trec(text, RUN_FORMAT).rows() == [("q1", docid, 2.0)]
 
 
 @settings(max_examples=300)
-@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["{!r}", "{:.17e}", "{:.6f}", "{:.3g}", "{:.25f}"]))
+@given(
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["{!r}", "{:.17e}", "{:.6f}", "{:.3g}", "{:.25f}"]),
+)
 def test_scores_are_the_correctly_rounded_double_that_float_reads(value, style):
     text = style.format(value)
     frame = parse_trec(f"q Q0 d 1 {text} run\n".encode(), RUN_FORMAT)
@@ -154,7 +157,8 @@ def test_chunks_on_many_threads_read_what_one_thread_reads():
 
 
 def _grouped_run(draw_rows) -> Run:
-    return Run(pl.DataFrame(draw_rows, schema={"qid": pl.String, "docid": pl.String, "score": pl.Float64}, orient="row"), "r")
+    schema = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
+    return Run(pl.DataFrame(draw_rows, schema=schema, orient="row"), "r")
 
 
 _DOCIDS = st.sampled_from(["d1", "d2", "d3", "a-rather-long-document-id-1", "a-rather-long-document-id-2", "é文"])
@@ -210,7 +214,9 @@ def test_views_pointing_outside_their_buffers_are_refused_not_read():
 
 
 def test_scores_past_the_fast_path_still_round_correctly():
-    for text in ["12345678901234567890.5", "1e-320", "1.7976931348623157e308", "2.2250738585072011e-308", "9007199254740993"]:
+    for text in [
+        "12345678901234567890.5", "1e-320", "1.7976931348623157e308", "2.2250738585072011e-308", "9007199254740993",
+    ]:
         frame = parse_trec(f"q Q0 d 1 {text} run\n".encode(), RUN_FORMAT)
         assert struct.pack("<d", frame["score"][0]) == struct.pack("<d", float(text)), text
     assert math.isinf(parse_trec(b"q Q0 d 1 1e400 run\n", RUN_FORMAT)["score"][0])

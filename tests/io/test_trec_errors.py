@@ -24,7 +24,8 @@ def write(tmp_path, name, text, mode="w"):
 @pytest.mark.parametrize(
     "body, line, problem, shown, expected",
     [
-        (GOOD_RUN + "q1 Q0 d3 3 1.0\n", 3, "expected 6 columns, found 5", "q1 Q0 d3 3 1.0", "qid Q0 docid rank score tag"),
+        (GOOD_RUN + "q1 Q0 d3 3 1.0\n", 3, "expected 6 columns, found 5", "q1 Q0 d3 3 1.0",
+         "qid Q0 docid rank score tag"),
         (GOOD_RUN + "q1 Q0 d3 3 high tag\n", 3, "score is not a number", "q1 Q0 d3 3 high tag", "a finite number"),
         (GOOD_RUN + "q1 Q0 d3 3 nan tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 nan tag", "a finite number"),
         (GOOD_RUN + "q1 Q0 d3 3 inf tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 inf tag", "a finite number"),

@@ -61,7 +61,10 @@ def test_ranking_in_place_equals_full_sort(docs, ties, rnd):
     shuffled = rows[:]
     rnd.shuffle(shuffled)
     measures = [f"nDCG(ties={ties})@3", f"AP(ties={ties})", f"RR(ties={ties})"]
-    frame = lambda rs: pl.DataFrame(rs, schema=["qid", "docid", "score"], orient="row")
+
+    def frame(rs):
+        return pl.DataFrame(rs, schema=["qid", "docid", "score"], orient="row")
+
     a = judged.evaluate(frame(ordered), qrels, measures)
     b = judged.evaluate(frame(shuffled), qrels, measures)
     assert a.aggregate == b.aggregate

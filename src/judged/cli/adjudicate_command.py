@@ -41,7 +41,8 @@ def list_command(min_diff, show_all, fmt, output, db):
         return
     rows = [
         (d.qid, d.docid, d.difference,
-         "; ".join(f"{label.assessor}: " + (str(label.grade) if label.grade is not None else f"cannot judge ({label.reason})")
+         "; ".join(f"{label.assessor}: "
+                   + (str(label.grade) if label.grade is not None else f"cannot judge ({label.reason})")
                    + (f" \"{label.note}\"" if label.note else "") for label in d.labels),
          f"{d.adjudication.grade} by {d.adjudication.adjudicator}" if d.adjudication else "")
         for d in found
@@ -66,4 +67,5 @@ def set_command(qid, docid, grade, adjudicator, note, event_id, db):
     """
     with open_store(db) as store:
         decided = store.adjudicate(qid, docid, grade, adjudicator=adjudicator, note=note, event_id=event_id)
-    click.echo(f"#{decided.seq} {qid} {docid}: grade {decided.grade} by {decided.adjudicator} [event {decided.event_id}]")
+    click.echo(f"#{decided.seq} {qid} {docid}: grade {decided.grade} by {decided.adjudicator} "
+               f"[event {decided.event_id}]")

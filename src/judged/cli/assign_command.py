@@ -33,6 +33,7 @@ def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, db)
         click.echo(f"pool {report.pool}: nothing to assign, every pooled pair is already assigned")
         return
     click.echo(f"pool {report.pool}: {len(report.overlap_queries)} overlap queries"
-               + (f" ({', '.join(report.overlap_queries)})" if report.overlap_queries else "") + f", seed {report.seed}")
+               + (f" ({', '.join(report.overlap_queries)})" if report.overlap_queries else "")
+               + f", seed {report.seed}")
     click.echo(table(["assessor", "pairs", "overlap pairs", "queries"],
                      [(name, s.pairs, s.overlap_pairs, s.queries) for name, s in report.shares.items()]), nl=False)

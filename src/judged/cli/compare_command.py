@@ -38,7 +38,8 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
               help="Adjust the p-values across the runs compared (default: holm).")
 @click.option("--tukey", is_flag=True,
               help="Randomised Tukey HSD over all runs instead of per-pair tests, with the matrix of every pair.")
-@click.option("--risk-alpha", type=click.FloatRange(min=0), help="Add URisk/TRisk against the baseline, losses x (1+A).")
+@click.option("--risk-alpha", type=click.FloatRange(min=0),
+              help="Add URisk/TRisk against the baseline, losses x (1+A).")
 @click.option("--plan-delta", type=click.FloatRange(min=0, min_open=True),
               help="Add planning: queries needed to detect this difference (power 0.8), and the smallest detectable.")
 @convention_option("missing")

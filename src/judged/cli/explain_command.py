@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
+from judged.analysis.explain import explain
 from judged.cli.output import convention_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
-from judged.analysis.explain import explain
 from judged.render.explain import render_explanation, render_explanation_json
 
 

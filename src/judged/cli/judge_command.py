@@ -18,7 +18,8 @@ def judge_command() -> None:
 @click.argument("docid")
 @click.argument("grade", type=int, required=False)
 @click.option("--assessor", "-a", required=True, help="Who judges.")
-@click.option("--cannot-judge", "cannot_judge", metavar="REASON", help="Record that the pair cannot be judged, and why.")
+@click.option("--cannot-judge", "cannot_judge", metavar="REASON",
+              help="Record that the pair cannot be judged, and why.")
 @click.option("--note", help="A note kept with the judgment.")
 @click.option("--rubric", help="The rubric judged against, NAME[@VERSION] (default: the newest stored rubric).")
 @click.option("--event-id", help="A UUID for this event: repeating the command with it stores the event once.")

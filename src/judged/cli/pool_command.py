@@ -36,7 +36,8 @@ def pool_command() -> None:
 @click.option("--depth", "-k", type=click.IntRange(min=1), required=True, help="Pool each run's top K per query.")
 @click.option("--pool", "name", default="default", show_default=True, help="Name of the pool.")
 @click.option("--ties", type=_TIES, default="trec", show_default=True, help=_TIES_HELP)
-@click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
+@click.option("--run-format", type=click.Choice(INPUT_FORMATS),
+              help="Format of the run files (default: from the name).")
 @db_option
 def build_command(runs, depth, name, ties, run_format, db):
     """Build a pool: the union of every run's top K per query.
@@ -53,7 +54,8 @@ def build_command(runs, depth, name, ties, run_format, db):
         report = store.build_pool(loaded, depth=depth, pool=name, ties=ties)
     click.echo(f"pool {report.pool}: {report.total} pairs over {len(report.sizes)} queries "
                f"(top {depth} of {len(loaded)} runs, ties={ties})")
-    click.echo(table(["run", f"top-{depth} pairs", "unique"], [(r.run, r.pairs, r.unique) for r in report.runs]), nl=False)
+    click.echo(table(["run", f"top-{depth} pairs", "unique"], [(r.run, r.pairs, r.unique) for r in report.runs]),
+               nl=False)
     click.echo(table(["qid", "pool size"], list(report.sizes.items())), nl=False)
 
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import click
 
 from judged.errors import UsageError
-from judged.io.inputs import Qrels
 from judged.io import read_qrels
+from judged.io.inputs import Qrels
 
 db_option = click.option(
     "--db", metavar="URL|PATH",

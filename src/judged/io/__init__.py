@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Literal, overload
 
 from judged.errors import InputError, UsageError
 from judged.io.inputs import Qrels, Run
@@ -43,6 +44,10 @@ def read_qrels(source, *, format: str | None = None, name: str | None = None,
     return _read(source, "qrels", format, name, columns)
 
 
+@overload
+def _read(source, kind: Literal["run"], format: str | None, name: str | None, columns) -> Run: ...
+@overload
+def _read(source, kind: Literal["qrels"], format: str | None, name: str | None, columns) -> Qrels: ...
 def _read(source, kind: str, format: str | None, name: str | None, columns) -> Run | Qrels:
     container = Run if kind == "run" else Qrels
     if isinstance(source, container):

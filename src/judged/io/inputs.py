@@ -71,7 +71,8 @@ class Source:
 
         A thread of its own, not a pool's: a pool's idle worker would not survive a fork.
         """
-        descriptor, digest = os.dup(handle.fileno()), Future()
+        descriptor = os.dup(handle.fileno())
+        digest: Future[str] = Future()
 
         def work() -> None:
             try:
@@ -312,12 +313,12 @@ def check_run(run: Run) -> None:
     if len(bad):
         row = int(bad[0])
         raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
-    row = _first_repeat(run)
-    if row is not None:
+    repeat = _first_repeat(run)
+    if repeat is not None:
         raise RowProblem(
-            row,
+            repeat,
             "document appears twice in the same query of the run",
-            _row_text(frame, row),
+            _row_text(frame, repeat),
             "each docid at most once per query",
         )
 
@@ -331,7 +332,9 @@ def dedupe_qrels(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     conflicts = frame.group_by(["qid", "docid"]).agg(pl.col("grade").n_unique().alias("n")).filter(pl.col("n") > 1)
     if conflicts.height:
         bad = frame.with_row_index("row").join(conflicts, on=["qid", "docid"])
-        row = int(bad.group_by(["qid", "docid"]).agg(pl.col("row").sort().get(1))["row"].min())
+        second = bad.group_by(["qid", "docid"]).agg(pl.col("row").sort().get(1))["row"].min()
+        assert isinstance(second, int), "every conflicting pair has a second row, and a row index is an integer"
+        row = second
         raise RowProblem(
             row,
             "conflicting judgment: this document was already judged with a different grade",

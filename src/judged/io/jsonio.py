@@ -92,8 +92,12 @@ def _build(nested: dict, kind: str, path: str, name: str | None, source: Source)
     return container.from_dict(nested, name or Path(path).stem, source=source)
 
 
-def _json_integer(text: str) -> int | float:
-    """A JSON integer: exact when it fits in 64 bits, else the nearest float."""
+def _json_integer(text: str) -> int | float | None:
+    """A JSON integer: exact when it fits in 64 bits, else the nearest float.
+
+    ``None`` (refused as not a number) for text that is not a grade's; json's C scanner hands
+    only ASCII digits, its pure-Python fallback also other Unicode digits after the first.
+    """
     try:
         return parse_grade(text)
     except OverflowError:

@@ -190,7 +190,11 @@ def _blocks(offsets: np.ndarray) -> np.ndarray:
 def _first_repeated_row_polars(docids: pl.Series, offsets: np.ndarray) -> int | None:
     frame = pl.DataFrame({"block": _blocks(offsets), "docid": docids}).with_row_index("row")
     later = frame.filter(pl.col("row") != pl.col("row").min().over("block", "docid"))
-    return None if later.is_empty() else int(later["row"].min())
+    if later.is_empty():
+        return None
+    first = later["row"].min()
+    assert isinstance(first, int), "later is not empty, and a row index is an integer"
+    return first
 
 
 def _match_judgments_polars(

@@ -45,7 +45,10 @@ _BYTE_ORDER_MARKS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16", b"\xfe\xff
 
 
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
-    """Read a TREC run file; the run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name."""
+    """Read a TREC run file.
+
+    The run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name.
+    """
     path = str(path)
     source, frame = _fast(path, RUN_FORMAT)
     tag = _run_tag(path)
@@ -215,7 +218,9 @@ def _refuse_byte_order_mark(first: bytes, path: str) -> None:
                 path=path,
                 line=1,
                 text=first.decode("utf-8", "replace").rstrip("\r\n"),
-                expected="UTF-8 text without a byte-order mark; remove it, e.g. with sed -i '1s/^\\xEF\\xBB\\xBF//' FILE"
+                expected=(
+                    "UTF-8 text without a byte-order mark; remove it, e.g. with sed -i '1s/^\\xEF\\xBB\\xBF//' FILE"
+                )
                 if encoding == "UTF-8"
                 else "UTF-8 text; convert it, e.g. with iconv -f UTF-16 -t UTF-8 FILE",
             )
@@ -264,4 +269,4 @@ def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[st
     return fields[0], fields[2], grade
 
 
-__all__ = ["read_trec_qrels", "read_trec_run", "RowProblem"]
+__all__ = ["RowProblem", "read_trec_qrels", "read_trec_run"]

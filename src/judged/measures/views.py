@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from judged.measures.spec import Measure
 from judged.engine.view import RankedView
+from judged.measures.spec import Measure
 
 
 def measure_view(view: RankedView, measure: Measure) -> RankedView:

@@ -22,10 +22,11 @@ not have, or a convention it cannot apply, is refused with a
 >>> result = judged.evaluate(run, qrels, measures, **options)
 >>> round(result.value(measures[0], "q1"), 6), result.value(measures[0], "q2")
 (0.938557, 0.0)
->>> presets.get("sklearn").measure("RR")
+>>> presets.get("sklearn").measure("RR")  # doctest: +NORMALIZE_WHITESPACE
 Traceback (most recent call last):
 ...
-judged.errors.UsageError: preset 'sklearn' cannot reproduce RR: scikit-learn has no reciprocal rank for rankings; this preset covers nDCG, DCG
+judged.errors.UsageError: preset 'sklearn' cannot reproduce RR: scikit-learn has no reciprocal rank for rankings;
+this preset covers nDCG, DCG
 
 Conventions the library fixes replace judged's defaults (``ideal=returned``
 for sklearn). A convention you set yourself is kept when the library can apply

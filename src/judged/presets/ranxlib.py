@@ -91,7 +91,9 @@ _RANX_CAVEATS = (
 
 _RANX = Preset(
     name="ranx",
-    description="ranx 0.3.21 with make_comparable=True: linear gain (ndcg), ideal from the judged set, missing queries 0",
+    description=(
+        "ranx 0.3.21 with make_comparable=True: linear gain (ndcg), ideal from the judged set, missing queries 0"
+    ),
     library="ranx",
     options={"missing": "zero"},
     caveats=(*_RANX_CAVEATS, "nDCG(gain=exp) under this preset is ranx's ndcg_burges."),

@@ -55,7 +55,9 @@ _TREC_WHY = {
 
 _TREC_ABSENT = {
     "DCG": "trec_eval's dcg is not in pytrec_eval, so this preset cannot verify it",
-    "Judged": "trec_eval has no judged share; its unj_k (v10 only) divides by k, judged's Judged@k by min(k, retrieved)",
+    "Judged": (
+        "trec_eval has no judged share; its unj_k (v10 only) divides by k, judged's Judged@k by min(k, retrieved)"
+    ),
 }
 
 _TREC_CAVEATS = (

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from judged.engine.view import RankedView
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view, tie_weights
-from judged.engine.view import RankedView
 
 
 def relevant_retrieved(view: RankedView, measure: Measure) -> np.ndarray:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from judged.engine.view import RankedView
 from judged.measures.registry import family
 from judged.measures.spec import Measure
-from judged.engine.view import RankedView
 
 
 @family(

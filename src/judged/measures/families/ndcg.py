@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from judged.engine.view import RankedView
 from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.registry import family
 from judged.measures.spec import Measure
 from judged.measures.views import divide, measure_view, tie_weights
-from judged.engine.view import RankedView
 
 _PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
 
@@ -36,7 +36,10 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
 
 
 def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
-    """Gain of each ranked document: its grade's gain when judged, 0 when unjudged (whatever the map says of grade 0)."""
+    """Gain of each ranked document: its grade's gain when judged, 0 when unjudged.
+
+    An unjudged document gains 0 whatever the gain map says of grade 0.
+    """
     return np.where(judged, gains(grades, gain), 0.0)
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from judged.engine.view import RankedView
 from judged.measures.hits import Hits, relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view
-from judged.engine.view import RankedView
+
 
 @family(
     "AP",
@@ -65,7 +66,8 @@ def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
     aliases=("bpref", "BPref"),
     params=("rel", "ties", "norel"),
     ties=ORDERED_TIES,
-    summary="binary preference (Buckley & Voorhees 2004): how rarely judged non-relevant documents outrank relevant ones",
+    summary="binary preference (Buckley & Voorhees 2004): "
+    "how rarely judged non-relevant documents outrank relevant ones",
     formula="(1/R) sum_{relevant retrieved r} (1 - min(n_r, R) / min(R, N)); "
     "n_r judged non-relevant above r, N judged non-relevant",
 )
