@@ -115,7 +115,8 @@ def test_trec_eval_format_refuses_what_it_cannot_express(files):
     result = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "nDCG(gain=exp)@10", "-f", "trec_eval")
     assert result.exit_code == 2
     assert "gain=exp has no trec_eval equivalent" in result.output
-    mixed = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "P(rel=2)@10", "-m", "P@10", "-f", "trec_eval")
+    mixed = run_cli("eval", files["runs"][0], "--qrels", files["qrels"],
+                    "-m", "P(rel=2)@10", "-m", "P@10", "-f", "trec_eval")
     assert mixed.exit_code == 2 and "one rel for all measures" in mixed.output
 
 
@@ -178,7 +179,7 @@ def test_tsv_values_read_back_to_the_same_floats(files):
     result = judged.evaluate(files["runs"][2], files["qrels"], ["nDCG(gain=exp)@10", "AP"])
     lines = render_tsv([result]).splitlines()[1:]
     for line in lines:
-        run, qid, measure, value = line.split("\t")
+        _run, qid, measure, value = line.split("\t")
         assert float(value) == result.value(measure, None if qid == "all" else qid)
     assert len(lines) == 2 * 15 + 2
 
