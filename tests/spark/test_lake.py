@@ -97,3 +97,15 @@ def test_the_cli_reads_a_run_folder(spark, examples, tmp_path):
     import json
 
     assert json.loads(result.stdout)["results"][0]["aggregate"] == json.loads(local.stdout)["results"][0]["aggregate"]
+
+
+def test_a_document_repeated_across_two_files_of_a_folder_is_named_at_its_file_and_row(spark, examples, tmp_path):
+    """Only the whole query shows it, so the bucket finds it with the local check and names the later file."""
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "part-a.run").write_text("q01 Q0 d1 1 2.0 t\nq01 Q0 d2 2 1.0 t\n")
+    (folder / "part-b.run").write_text("q02 Q0 d1 1 2.0 t\nq01 Q0 d2 1 0.5 t\n")
+    with pytest.raises(InputError) as caught:
+        evaluate(read_run(spark, str(folder)), read_qrels(spark, str(examples / "qrels.txt")), ["P@1"])
+    assert str(caught.value) == (f"{folder}/part-b.run: document appears twice in the same query of the run (row 2): "
+                                 "'q01 d2 0.5' (expected each docid at most once per query)")
