@@ -24,6 +24,8 @@ PACKAGE = SRC / "judged"
 LAYERS: tuple[tuple[str, ...], ...] = (
     # leaves: the error types, the version, the C reader, the notebook display hooks
     ("judged.errors", "judged.version", "judged._native", "judged.display"),
+    # which optional extra brings which modules, and the error that names the pip line
+    ("judged.extras",),
     # every convention's name, choices, default and meaning, declared once
     ("judged.measures.conventions",),
     # reading runs and judgments (TREC, tabular, JSON, the native reader) and writing files atomically
