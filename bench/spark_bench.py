@@ -37,7 +37,7 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path[:0] = [str(BENCH), str(BENCH.parent / "src")]
 
-from run_bench import cpu_model, ensure_collection
+from run_bench import cpu_model, ensure_collection  # noqa: E402  (bench/ is put on the path just above)
 
 MEASURES = ("nDCG@10", "AP", "RR", "P@10", "R@100")
 VARIANTS = ("local", "spark")
@@ -55,7 +55,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--master", default="local[2]", help="Spark master")
     parser.add_argument("--driver-memory", default="4g", help="spark.driver.memory (the whole JVM in local mode)")
     parser.add_argument("--repeat", type=int, default=1, help="timed runs per variant after one warm-up (median)")
-    parser.add_argument("--variants", default=",".join(VARIANTS), help=f"comma-separated subset of {','.join(VARIANTS)}")
+    parser.add_argument("--variants", default=",".join(VARIANTS),
+                        help=f"comma-separated subset of {','.join(VARIANTS)}")
     parser.add_argument("--executor-memory", default="4g", help="spark.executor.memory (cluster masters)")
     parser.add_argument("--battery", action="store_true", help="also time nDCG@1..90 on Spark")
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")

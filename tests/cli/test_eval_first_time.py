@@ -115,3 +115,19 @@ def test_a_folder_given_as_a_run_is_a_data_error(files):
     result = run_cli("eval", files, "--qrels", files / "qrels")
     assert result.exit_code == 1
     assert "is a directory, not a file" in result.stderr
+
+
+def test_many_runs_one_warning_and_a_short_table(files):
+    runs = []
+    for i in range(12):
+        path = files / f"run{i:02d}"
+        path.write_text(RUN.replace(" t\n", f" r{i:02d}\n"))
+        runs.append(path)
+    result = run_cli("eval", *runs, "--qrels", files / "qrels", "-m", "nDCG@10", "-f", "tsv")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("warning: 12 of 12 runs have more than 10% of a top k unjudged; nDCG@k counts")
+    assert lines[1].split() == ["r00", "top", "10", "50.0%", "unjudged"]
+    assert len(lines) == 1 + 10 + 1 and lines[-1].startswith("  ... and 2 more")
+    few = run_cli("eval", *runs[:2], "--qrels", files / "qrels", "-m", "nDCG@10", "-f", "tsv")
+    assert [line.split(":")[0] for line in few.stderr.splitlines()] == ["warning", "warning"]

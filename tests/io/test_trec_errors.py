@@ -128,3 +128,22 @@ def test_run_line_missing_its_tag_is_an_error_in_a_large_file(tmp_path):
 def test_tab_separated_qrels_with_spaces_inside_a_field_go_to_the_strict_reader(tmp_path):
     with pytest.raises(InputError, match=r"qrels:1: expected 4 columns, found 5"):
         read_qrels(write(tmp_path, "qrels", "q1\t0\td 1\t1\n"))
+
+
+def test_a_truncated_gzip_is_a_located_error_not_an_abort(tmp_path):
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    lines = b"".join(b"q%d Q0 d%d 1 %d.5 tag\n" % (q, d, d) for q in range(40) for d in range(20))
+    run = tmp_path / "run.gz"
+    packed = gzip.compress(lines)
+    run.write_bytes(packed[: len(packed) // 2])
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 d1 1\n")
+    result = CliRunner().invoke(main, ["eval", str(run), "--qrels", str(qrels)])
+    assert result.exit_code == 1
+    message = result.stderr.strip()
+    assert message.startswith(f"Error: {run}: cannot read file after line ")
+    assert message.endswith("Compressed file ended before the end-of-stream marker was reached "
+                            "(expected the whole file; a .gz cut short in copying ends like this)")

@@ -138,7 +138,8 @@ def assert_equal(local: judged.Result, spark_result) -> None:
 
 
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(collections(), st.lists(measures(), max_size=3), st.sampled_from(("skip", "zero")), st.none() | st.integers(1, 6))
+@given(collections(), st.lists(measures(), max_size=3), st.sampled_from(("skip", "zero")),
+       st.none() | st.integers(1, 6))
 def test_every_measure_and_convention_equals_the_local_engine(spark, collection, drawn, missing, depth):
     run, qrels = collection
     wanted = [parse(m) for m in BATTERY] + drawn

@@ -65,7 +65,8 @@ def test_bad_qrels_files_fail_as_locally(spark, tmp_path, qrels_text, message):
 
 def test_a_parquet_row_is_named_by_its_number(spark, tmp_path):
     run, qrels = tmp_path / "run.parquet", tmp_path / "qrels.txt"
-    pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": ["2", "x1", "3"]}).write_parquet(run)
+    frame = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": ["2", "x1", "3"]})
+    frame.write_parquet(run)
     qrels.write_text(QRELS)
     expected = local_error(run, qrels)
     assert expected.startswith(f"{run}: score is not a number (row 2): 'x1' (expected a number")

@@ -83,8 +83,11 @@ def test_a_truncated_gz_file_is_one_line_naming_the_file(spark, examples, tmp_pa
     run.write_bytes(gzip.compress(b"q1 Q0 a 1 2.0 t\n" * 1000)[:40])
     with pytest.raises(InputError) as caught:
         evaluate(read_run(spark, str(run)), read_qrels(spark, str(examples / "qrels.txt")), ["P@1"])
-    assert str(caught.value) == (f"{run}: cannot read file: Compressed file ended before the end-of-stream marker "
-                                 "was reached")
+    with pytest.raises(InputError) as local:
+        judged.evaluate(run, examples / "qrels.txt", ["P@1"])
+    assert str(caught.value) == str(local.value) == (
+        f"{run}: cannot read file after line 0: Compressed file ended before the end-of-stream marker was reached "
+        "(expected the whole file; a .gz cut short in copying ends like this)")
 
 
 def test_the_cli_reads_a_run_folder(spark, examples, tmp_path):

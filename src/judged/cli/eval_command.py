@@ -41,7 +41,8 @@ _RENDERERS = {
               help="Judgments: TREC qrels, JSON, JSONL, CSV, TSV or Parquet (gzip transparent).")
 @click.option("--judgments", "-j", metavar="NAME[@VERSION]",
               help="Instead of --qrels: a frozen judgment set from the store (its id and hash go in the provenance).")
-@click.option("--db", metavar="URL|PATH", help="The judgment store for --judgments (default: $JUDGED_DB, else ./judged.db).")
+@click.option("--db", metavar="URL|PATH",
+              help="The judgment store for --judgments (default: $JUDGED_DB, else ./judged.db).")
 @click.option("--measure", "-m", "measures", multiple=True,
               help="Measure, e.g. nDCG@10, P(rel=2)@5, nDCG(gain=exp)@10; repeat for more. "
               f"Default: the config's measures, else {' '.join(DEFAULT_MEASURES)}.")
@@ -60,12 +61,15 @@ _RENDERERS = {
               help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
 @click.option("--preset", help="Reproduce a library's numbers: " + ", ".join(preset_names()) + ".")
 @config_option
-@click.option("--run-format", type=click.Choice(INPUT_FORMATS), help="Format of the run files (default: from the name).")
-@click.option("--qrels-format", type=click.Choice(INPUT_FORMATS), help="Format of the qrels file (default: from the name).")
+@click.option("--run-format", type=click.Choice(INPUT_FORMATS),
+              help="Format of the run files (default: from the name).")
+@click.option("--qrels-format", type=click.Choice(INPUT_FORMATS),
+              help="Format of the qrels file (default: from the name).")
 @click.option("--engine", type=click.Choice(("local", "spark")), default="local", show_default=True,
               help="Evaluate in this process, or on Apache Spark (pip install 'judged[spark]'): runs and qrels are "
               "read by Spark (TREC or Parquet), -o writes the per-query values as Parquet, stdout gets the summary.")
-@click.option("--master", help="Spark master for --engine spark: local[2], spark://host:7077, yarn... (default local[*]).")
+@click.option("--master",
+              help="Spark master for --engine spark: local[2], spark://host:7077, yarn... (default local[*]).")
 def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, output, missing, norel, depth, add_judged,
                  unjudged_threshold, preset, config, run_format, qrels_format, engine, master):
     """Evaluate RUNS against the judgments in --qrels.
@@ -122,8 +126,7 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
             results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
                                     config=team.record()))
     results = distinct_names(results, runs)
-    for warning in unjudged_warnings(results, unjudged_threshold):
-        click.echo(f"warning: {warning}", err=True)
+    echo_unjudged_warnings(results, unjudged_threshold)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
 
 
@@ -143,16 +146,15 @@ def eval_on_spark(runs, qrels_path, judgments, db, measures, per_query, fmt, out
     if qrels is None:
         raise UsageError("give the judgments with either --qrels FILE or --judgments NAME[@VERSION].")
     with cli_session(master or "local[*]") as spark:
-        results = evaluate_files(runs, qrels, measures, master=spark.sparkContext.master, missing=missing,
+        results = evaluate_files(runs, qrels, measures, master=str(spark.sparkContext.master), missing=missing,
                                  depth=depth, run_format=run_format, qrels_format=qrels_format, command=sys.argv,
                                  config=team.record())
         names = [r.run for r in results]
         results = [r.renamed(f"{r.run} ({path})") if names.count(r.run) > 1 else r for r, path in zip(results, runs)]
-        for warning in unjudged_warnings(results, threshold):
-            click.echo(f"warning: {warning}", err=True)
+        echo_unjudged_warnings([r.local for r in results], threshold)
         if output:
             write_per_query(results, output)
-    write_output(_RENDERERS[fmt](results, per_query=False), None)
+    write_output(_RENDERERS[fmt]([r.local for r in results], per_query=False), None)
 
 
 def distinct_names(results: list[Result], paths) -> list[Result]:
@@ -173,18 +175,42 @@ def with_judged_beside_ndcg(measures: list[Measure]) -> list[Measure]:
     return out
 
 
-def unjudged_warnings(results: list[Result], threshold: float) -> list[str]:
-    """One line per run and nDCG cutoff where the unjudged share of the top k is above ``threshold``."""
-    lines = []
+def unjudged_shares(results: list[Result], threshold: float) -> list[tuple[str, int, float]]:
+    """``(run, k, share)`` for each run and nDCG cutoff whose top k is more than ``threshold`` unjudged."""
+    found = []
     for result in results:
         unjudged = result.provenance["unjudged_in_top_k"]
         retrieved = result.provenance["retrieved_in_top_k"]
         for k in sorted({m.cutoff for m in result.measures if m.name == "nDCG" and m.cutoff is not None}):
             share = unjudged[str(k)] / retrieved[str(k)] if retrieved[str(k)] else 0.0
             if share > threshold:
-                lines.append(
-                    f"{result.run}: {share:.1%} of the top {k} is unjudged (threshold {threshold:.0%}); "
-                    f"nDCG@{k} counts those documents as grade 0. `judged sensitivity` shows how far "
-                    "dropping them would move it; extending the pool would settle it."
-                )
+                found.append((result.run, k, share))
+    return found
+
+
+#: More warnings than this become one line and a short table.
+_WARNINGS_IN_FULL = 3
+_WARNING_ROWS = 10
+
+
+def unjudged_warnings(results: list[Result], threshold: float) -> list[str]:
+    """The unjudged-share warning, one line per (run, cutoff), or one line and a short table when there are many."""
+    found = unjudged_shares(results, threshold)
+    why = ("counts those documents as grade 0. `judged sensitivity` shows how far dropping them would move it; "
+           "extending the pool would settle it.")
+    if len(found) <= _WARNINGS_IN_FULL:
+        return [f"{run}: {share:.1%} of the top {k} is unjudged (threshold {threshold:.0%}); nDCG@{k} {why}"
+                for run, k, share in found]
+    runs = len({run for run, _, _ in found})
+    lines = [f"{runs} of {len(results)} runs have more than {threshold:.0%} of a top k unjudged; nDCG@k {why}"]
+    width = max(len(run) for run, _, _ in found[:_WARNING_ROWS])
+    lines += [f"  {run:<{width}}  top {k:<4} {share:6.1%} unjudged" for run, k, share in found[:_WARNING_ROWS]]
+    if len(found) > _WARNING_ROWS:
+        lines.append(f"  ... and {len(found) - _WARNING_ROWS} more (--format json records every run's counts)")
     return lines
+
+
+def echo_unjudged_warnings(results: list[Result], threshold: float) -> None:
+    """Print :func:`unjudged_warnings` to stderr, the first line marked ``warning:``."""
+    for i, line in enumerate(unjudged_warnings(results, threshold)):
+        click.echo(f"warning: {line}" if i == 0 or not line.startswith("  ") else line, err=True)

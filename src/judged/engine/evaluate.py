@@ -17,16 +17,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judged.engine.provenance import provenance_record
+from judged.engine.ranking import build_view
+from judged.engine.result import MeasureCounts, Result
+from judged.engine.view import RankedView
 from judged.errors import NoJudgedQueriesError, UsageError
-from judged.io.inputs import Qrels, Run
 from judged.io import read_qrels, read_run
+from judged.io.inputs import Qrels, Run
 from judged.measures import parse
 from judged.measures.conventions import MISSING_POLICIES, tie_order
 from judged.measures.spec import Measure
-from judged.engine.provenance import provenance_record
-from judged.engine.result import MeasureCounts, Result
-from judged.engine.ranking import build_view
-from judged.engine.view import RankedView
 
 
 def evaluate(
@@ -56,12 +56,12 @@ def evaluate(
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
     run, qrels = read_run(run), read_qrels(qrels)
-    measures = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
-    if not measures:
+    parsed: list[Measure] = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
+    if not parsed:
         raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
 
     views: dict[str, RankedView] = {}
-    for m in measures:
+    for m in parsed:
         key = view_key(m)
         if key not in views:
             views[key] = build_view(run, qrels, key, depth)
@@ -72,14 +72,14 @@ def evaluate(
 
     reported = reported_queries(base)
     values, aggregate, counts = {}, {}, {}
-    for m in measures:
+    for m in parsed:
         view = views[view_key(m)]
         raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)[reported]
         values[m], counts[m] = _apply_policies(raw, view.missing[reported], m, missing)
         aggregate[m] = _aggregate(values[m], m)
     qids = tuple(base.qids[i] for i in reported)
-    provenance = _provenance(run, qrels, measures, base, missing, depth, command, counts, config)
-    return Result(run.name, tuple(measures), qids, values, aggregate, counts, provenance)
+    provenance = _provenance(run, qrels, parsed, base, missing, depth, command, counts, config)
+    return Result(run.name, tuple(parsed), qids, values, aggregate, counts, provenance)
 
 
 def reported_queries(view: RankedView) -> np.ndarray:

@@ -148,8 +148,11 @@ def _last_data_line(path: str) -> bytes | None:
             probe.seek(max(0, size - 65536))
             tail = probe.read().splitlines()
     if gzipped:
-        with gzip.open(path, "rb") as handle:
-            tail = handle.read().splitlines()[-1024:]
+        try:
+            with gzip.open(path, "rb") as handle:
+                tail = handle.read().splitlines()[-1024:]
+        except (EOFError, OSError):  # a damaged archive: the strict reader says where it ends
+            return None
     for raw in reversed(tail):
         if raw.strip() and not raw.lstrip().startswith(b"#"):  # a run's comment may be indented
             return raw
@@ -167,6 +170,7 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
     rows: list[tuple] = []
     lines: list[int] = []
     tag = None
+    number = 0
     indented_comments = columns is _RUN_COLUMNS  # trec_eval skips a run line's leading whitespace first
     try:
         with _open(path) as handle:
@@ -201,7 +205,8 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                 if columns is _RUN_COLUMNS:
                     tag = fields[5]
     except (EOFError, OSError, gzip.BadGzipFile) as err:
-        raise InputError(f"cannot read file: {err}", path=path) from None
+        raise InputError(f"cannot read file after line {number}: {err}", path=path,
+                         expected="the whole file; a .gz cut short in copying ends like this") from None
     if not rows:
         raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
     schema = RUN_SCHEMA if len(columns) == 6 else QRELS_SCHEMA
