@@ -235,6 +235,13 @@ def test_the_reader_names_a_file_that_shrank_while_it_was_read(tmp_path, monkeyp
 TREC_EVAL = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
 
 
+def trec_eval_counts(qrels, run) -> tuple[dict[tuple[str, str], int], str]:
+    """trec_eval's per-query num_ret and num_rel_ret, keyed by (measure, qid), and its output."""
+    out = subprocess.run([TREC_EVAL, "-q", "-m", "num_ret", "-m", "num_rel_ret", str(qrels), str(run)],
+                         capture_output=True, text=True, check=True).stdout
+    return {(measure, qid): int(value) for measure, qid, value in (line.split() for line in out.splitlines())}, out
+
+
 @pytest.mark.skipif(TREC_EVAL is None, reason="no trec_eval binary (put it on PATH or set TREC_EVAL)")
 @pytest.mark.parametrize("case", [c for c in CASES if c.kind == "run" and c.rows], ids=lambda c: c.name)
 def test_trec_eval_splits_every_accepted_run_into_the_same_documents(case, tmp_path):
@@ -242,9 +249,7 @@ def test_trec_eval_splits_every_accepted_run_into_the_same_documents(case, tmp_p
     run, qrels = tmp_path / "run", tmp_path / "qrels"
     run.write_bytes(case.text)
     qrels.write_bytes(b"".join(f"{qid} 0 {docid} 1\n".encode() for qid, docid, _ in case.rows))
-    out = subprocess.run([TREC_EVAL, "-q", "-m", "num_ret", "-m", "num_rel_ret", str(qrels), str(run)],
-                         capture_output=True, text=True, check=True).stdout
-    counts = {(measure, qid): int(value) for measure, qid, value in (line.split() for line in out.splitlines())}
+    counts, out = trec_eval_counts(qrels, run)
     for qid in {qid for qid, _, _ in case.rows}:
         expected = sum(row[0] == qid for row in case.rows)
         assert counts[("num_ret", qid)] == counts[("num_rel_ret", qid)] == expected, (case.name, qid, out)
@@ -262,9 +267,7 @@ def test_trec_eval_reads_every_accepted_qrels_into_the_same_judgments(case, tmp_
     run, qrels = tmp_path / "run", tmp_path / "qrels"
     qrels.write_bytes(case.text)
     run.write_bytes(b"".join(f"{qid} Q0 {docid} 1 1 r\n".encode() for qid, docid, _ in case.rows))
-    out = subprocess.run([TREC_EVAL, "-q", "-m", "num_ret", "-m", "num_rel_ret", str(qrels), str(run)],
-                         capture_output=True, text=True, check=True).stdout
-    counts = {(measure, qid): int(value) for measure, qid, value in (line.split() for line in out.splitlines())}
+    counts, out = trec_eval_counts(qrels, run)
     for qid in {qid for qid, _, _ in case.rows}:
         rows = [row for row in case.rows if row[0] == qid]
         assert counts[("num_ret", qid)] == len(rows), (case.name, out)
