@@ -1176,6 +1176,89 @@ done:
     return result;
 }
 
+/* ---- rows of each query by score ------------------------------------------------------------- */
+
+/* A stable merge sort of one query's rows by score, highest first: equal scores keep their input order. */
+static void sort_by_score(int64_t *rows, int64_t *scratch, int64_t n, const double *score) {
+    if (n <= 16) {
+        for (int64_t i = 1; i < n; i++) {
+            int64_t row = rows[i];
+            int64_t j = i;
+            for (; j > 0 && score[rows[j - 1]] < score[row]; j--) {
+                rows[j] = rows[j - 1];
+            }
+            rows[j] = row;
+        }
+        return;
+    }
+    int64_t half = n / 2, left = 0, right = half, k = 0;
+    sort_by_score(rows, scratch, half, score);
+    sort_by_score(rows + half, scratch, n - half, score);
+    while (left < half && right < n) {
+        scratch[k++] = score[rows[right]] > score[rows[left]] ? rows[right++] : rows[left++];
+    }
+    while (left < half) {
+        scratch[k++] = rows[left++];
+    }
+    memcpy(rows, scratch, (size_t)k * sizeof(int64_t));
+}
+
+static PyObject *order_by_score(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *scores_object, *lengths_object;
+    if (!PyArg_ParseTuple(args, "OO", &scores_object, &lengths_object)) {
+        return NULL;
+    }
+    Py_buffer scores = {0}, lengths = {0};
+    PyObject *result = NULL;
+    int64_t *scratch = NULL;
+    if (PyObject_GetBuffer(scores_object, &scores, PyBUF_SIMPLE) < 0 ||
+        PyObject_GetBuffer(lengths_object, &lengths, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    int64_t rows = scores.len / 8, queries = lengths.len / 8, total = 0, longest = 0;
+    const int64_t *length = lengths.buf;
+    for (int64_t q = 0; q < queries; q++) {
+        if (length[q] < 0) {
+            total = -1;
+            break;
+        }
+        total += length[q];
+        longest = length[q] > longest ? length[q] : longest;
+    }
+    if (total != rows) {
+        PyErr_SetString(PyExc_ValueError, "order_by_score: the query lengths do not add up to the scores");
+        goto done;
+    }
+    scratch = PyMem_Malloc((size_t)(longest ? longest : 1) * sizeof(int64_t));
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
+    if (!scratch || !result) {
+        Py_CLEAR(result);
+        if (!scratch) {
+            PyErr_NoMemory();
+        }
+        goto done;
+    }
+    int64_t *out = (int64_t *)PyByteArray_AS_STRING(result);
+    const double *score = scores.buf;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t i = 0; i < rows; i++) {
+        out[i] = i;
+    }
+    for (int64_t q = 0, start = 0; q < queries; start += length[q], q++) {
+        sort_by_score(out + start, scratch, length[q], score);
+    }
+    Py_END_ALLOW_THREADS
+done:
+    PyMem_Free(scratch);
+    for (Py_buffer *b = &scores; b; b = b == &scores ? &lengths : NULL) {
+        if (b->obj) {
+            PyBuffer_Release(b);
+        }
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
      "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads, indented_comments=False) -> "
@@ -1184,6 +1267,8 @@ static PyMethodDef methods[] = {
      "scan_queries(views, buffers, offsets, judged_views, judged_buffers, judged_rows, starts, ends, repeats, "
      "threads) -> "
      "(first repeated row or -1, matched run rows, their judgment rows (both None unless matching))."},
+    {"order_by_score", order_by_score, METH_VARARGS,
+     "order_by_score(scores, lengths) -> each query's rows by score, highest first, ties in input order."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

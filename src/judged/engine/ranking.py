@@ -30,7 +30,7 @@ import polars as pl
 
 from judged.engine.view import RankedView, Top
 from judged.io.inputs import Qrels, Run
-from judged.io.native import match_judgments, order_tied
+from judged.io.native import match_judgments, order_by_score, order_tied
 
 
 def build_view(
@@ -54,6 +54,12 @@ def build_view(
     counts = np.zeros(len(universe), dtype=np.int64)
     order = None  # the rows' rank order where it is not where they stand (built in place only for docids)
     tied = _order_in_place(docids, block_lengths, score, grade, ties) if grouped else False
+    if tied is False and grouped:  # grouped by query but not in score order (dicts, frames): sort each query
+        by_score = order_by_score(score, block_lengths)
+        ranked_score, ranked_grade = score[by_score], grade[by_score]
+        tied = _order_in_place(docids.gather(by_score), block_lengths, ranked_score, ranked_grade, ties)
+        if tied is not False:  # False again only where a score is NaN: then the full sort decides
+            score, grade, judged, order = ranked_score, ranked_grade, judged[by_score], by_score
     if tied is False:
         run_qidx = _query_index(run.frame["qid"], lookup)
         order = _full_sort(docids, run_qidx, score, grade, ties)
@@ -65,9 +71,10 @@ def build_view(
             members, rows = tied
             grade[members] = grade[rows]
             judged[members] = judged[rows]
-            if keep_docids:
-                order = np.arange(len(score), dtype=np.int64)
-                order[members] = rows
+            if keep_docids or order is not None:
+                base = np.arange(len(score), dtype=np.int64) if order is None else order
+                order = base.copy()
+                order[members] = base[rows]
     if depth is not None and (counts > depth).any():
         keep = Top(_offsets(counts), np.minimum(counts, depth)).rows
         score, grade, judged = score[keep], grade[keep], judged[keep]

@@ -146,6 +146,20 @@ def match_judgments(
     return np.frombuffer(rows, dtype=np.int64), np.frombuffer(judged, dtype=np.int64)
 
 
+def order_by_score(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The permutation putting each query's rows (``lengths`` rows a query, in order) by score, highest first;
+    equal scores keep their input order (a stable sort per query, as trec_eval sorts each query).
+
+    >>> order_by_score(np.array([1.0, 3.0, 3.0, 2.0, 5.0]), np.array([3, 2])).tolist()
+    [1, 2, 0, 4, 3]
+    """
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    if _native is None:
+        query = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        return np.lexsort((-scores, query)).astype(np.int64)
+    return np.frombuffer(_native.order_by_score(scores, _int64(lengths)), dtype=np.int64)
+
+
 def order_tied(
     docids: pl.Series, members: np.ndarray, opens: np.ndarray, grades: np.ndarray | None, best: bool
 ) -> np.ndarray:
