@@ -1076,29 +1076,40 @@ static int compare_tied(const Tied *a, const Tied *b, const TieOrder *order) {
     return -compare_bytes(a, b); /* docid descending, as trec_eval breaks ties */
 }
 
-/* A merge sort (insertion sort for the small groups that are the rule): portable, unlike qsort_r. */
-static void sort_tied(Tied *items, Tied *scratch, int64_t n, const TieOrder *order) {
+/* A stable merge sort of ``n`` items of ``size`` bytes (insertion sort for the small runs that are the rule),
+ * ``before(a, b, context)`` true when ``a`` must come before ``b``; portable, unlike qsort_r. ``scratch``
+ * holds at least ``n / 2 + 1`` items. */
+typedef int (*Before)(const void *a, const void *b, const void *context);
+
+static void merge_sort(char *items, char *scratch, int64_t n, size_t size, Before before, const void *context) {
     if (n <= 16) {
+        char held[32]; /* the largest item sorted here (a Tied) fits */
         for (int64_t i = 1; i < n; i++) {
-            Tied item = items[i];
+            memcpy(held, items + i * size, size);
             int64_t j = i;
-            for (; j > 0 && compare_tied(&items[j - 1], &item, order) > 0; j--) {
-                items[j] = items[j - 1];
+            for (; j > 0 && before(held, items + (j - 1) * size, context); j--) {
+                memcpy(items + j * size, items + (j - 1) * size, size);
             }
-            items[j] = item;
+            memcpy(items + j * size, held, size);
         }
         return;
     }
     int64_t half = n / 2, left = 0, right = half, k = 0;
-    sort_tied(items, scratch, half, order);
-    sort_tied(items + half, scratch, n - half, order);
+    merge_sort(items, scratch, half, size, before, context);
+    merge_sort(items + half * size, scratch, n - half, size, before, context);
+    memcpy(scratch, items, (size_t)half * size); /* the left run; the right one is merged in place */
     while (left < half && right < n) {
-        scratch[k++] = compare_tied(&items[right], &items[left], order) < 0 ? items[right++] : items[left++];
+        const char *take = before(items + right * size, scratch + left * size, context) ? items + right++ * size
+                                                                                         : scratch + left++ * size;
+        memcpy(items + k++ * size, take, size);
     }
-    while (left < half) {
-        scratch[k++] = items[left++];
-    }
-    memcpy(items, scratch, (size_t)k * sizeof(Tied)); /* what is left on the right is in place */
+    memcpy(items + k * size, scratch + left * size, (size_t)(half - left) * size);
+}
+
+_Static_assert(sizeof(Tied) <= 32, "merge_sort holds one item in a 32-byte buffer");
+
+static int tied_before(const void *a, const void *b, const void *order) {
+    return compare_tied(a, b, order) < 0;
 }
 
 static PyObject *order_tied(PyObject *self, PyObject *args) {
@@ -1154,7 +1165,7 @@ static PyObject *order_tied(PyObject *self, PyObject *args) {
         while (stop < count && !open[stop]) {
             stop++;
         }
-        sort_tied(items + start, items + count, stop - start, &order);
+        merge_sort((char *)(items + start), (char *)(items + count), stop - start, sizeof(Tied), tied_before, &order);
         start = stop;
     }
     for (int64_t i = 0; i < count && !order.bad; i++) { /* past a bad view the items were never filled */
@@ -1178,29 +1189,9 @@ done:
 
 /* ---- rows of each query by score ------------------------------------------------------------- */
 
-/* A stable merge sort of one query's rows by score, highest first: equal scores keep their input order. */
-static void sort_by_score(int64_t *rows, int64_t *scratch, int64_t n, const double *score) {
-    if (n <= 16) {
-        for (int64_t i = 1; i < n; i++) {
-            int64_t row = rows[i];
-            int64_t j = i;
-            for (; j > 0 && score[rows[j - 1]] < score[row]; j--) {
-                rows[j] = rows[j - 1];
-            }
-            rows[j] = row;
-        }
-        return;
-    }
-    int64_t half = n / 2, left = 0, right = half, k = 0;
-    sort_by_score(rows, scratch, half, score);
-    sort_by_score(rows + half, scratch, n - half, score);
-    while (left < half && right < n) {
-        scratch[k++] = score[rows[right]] > score[rows[left]] ? rows[right++] : rows[left++];
-    }
-    while (left < half) {
-        scratch[k++] = rows[left++];
-    }
-    memcpy(rows, scratch, (size_t)k * sizeof(int64_t));
+/* Rows by score, highest first (merge_sort keeps equal scores in their input order). */
+static int score_before(const void *a, const void *b, const void *score) {
+    return ((const double *)score)[*(const int64_t *)a] > ((const double *)score)[*(const int64_t *)b];
 }
 
 static PyObject *order_by_score(PyObject *self, PyObject *args) {
@@ -1246,7 +1237,7 @@ static PyObject *order_by_score(PyObject *self, PyObject *args) {
         out[i] = i;
     }
     for (int64_t q = 0, start = 0; q < queries; start += length[q], q++) {
-        sort_by_score(out + start, scratch, length[q], score);
+        merge_sort((char *)(out + start), (char *)scratch, length[q], sizeof(int64_t), score_before, score);
     }
     Py_END_ALLOW_THREADS
 done:
