@@ -131,3 +131,16 @@ def test_many_runs_one_warning_and_a_short_table(files):
     assert len(lines) == 1 + 10 + 1 and lines[-1].startswith("  ... and 2 more")
     few = run_cli("eval", *runs[:2], "--qrels", files / "qrels", "-m", "nDCG@10", "-f", "tsv")
     assert [line.split(":")[0] for line in few.stderr.splitlines()] == ["warning", "warning"]
+
+
+def test_a_preset_whose_library_orders_ties_arbitrarily_says_where_they_matter(files):
+    (files / "tied").write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 x 3 1.0 t\nq2 Q0 c 1 1.0 t\n")
+    result = run_cli("eval", files / "tied", "--qrels", files / "qrels", "--preset", "ranx", "-m", "nDCG@2",
+                     "-m", "P@1")
+    assert result.exit_code == 0, result.output
+    assert ("note: t: tied scores straddle a cutoff in some queries (@2: 1 of 2); ranx orders tied scores "
+            "arbitrarily, so its numbers for those queries can differ from these (ties=trec).") in result.stderr
+    untied = run_cli("eval", files / "run", "--qrels", files / "qrels", "--preset", "ranx", "-m", "nDCG@2")
+    assert "straddle" not in untied.stderr
+    trec = run_cli("eval", files / "tied", "--qrels", files / "qrels", "--preset", "trec_eval", "-m", "nDCG@2")
+    assert "straddle" not in trec.stderr

@@ -127,6 +127,9 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
                                     config=team.record()))
     results = distinct_names(results, runs)
     echo_unjudged_warnings(results, unjudged_threshold)
+    if preset and get_preset(preset).arbitrary_ties:
+        for line in tie_notes(results, get_preset(preset).library):
+            click.echo(f"note: {line}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
 
 
@@ -207,6 +210,19 @@ def unjudged_warnings(results: list[Result], threshold: float) -> list[str]:
     lines += [f"  {run:<{width}}  top {k:<4} {share:6.1%} unjudged" for run, k, share in found[:_WARNING_ROWS]]
     if len(found) > _WARNING_ROWS:
         lines.append(f"  ... and {len(found) - _WARNING_ROWS} more (--format json records every run's counts)")
+    return lines
+
+
+def tie_notes(results: list[Result], library: str) -> list[str]:
+    """For a library that orders tied scores arbitrarily: the runs whose tied scores straddle a cutoff, and where."""
+    lines = []
+    for result in results:
+        across = {k: n for k, n in result.provenance["queries_with_ties_across_cutoff"].items() if n}
+        if across:
+            where = ", ".join(f"@{k}: {n}" for k, n in across.items())
+            lines.append(f"{result.run}: tied scores straddle a cutoff in some queries ({where} of "
+                         f"{result.provenance['queries']['judged']}); {library} orders tied scores arbitrarily, so "
+                         "its numbers for those queries can differ from these (ties=trec).")
     return lines
 
 

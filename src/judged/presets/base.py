@@ -46,6 +46,8 @@ class Preset:
     _absent: Mapping[str, str] = field(repr=False, compare=False, hash=False)
     #: missing-query policies the library can also apply besides ``options["missing"]`` (trec_eval's -c: zero)
     also_missing: tuple[str, ...] = ()
+    #: whether the library orders tied scores arbitrarily (no tie rule reproduces it where a tie straddles a cutoff)
+    arbitrary_ties: bool = False
 
     def evaluate_options(self, missing: str | None = None) -> dict:
         """The evaluate options, with the ``missing`` policy the user chose when the library can apply it.

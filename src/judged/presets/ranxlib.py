@@ -100,6 +100,7 @@ _RANX = Preset(
     _rules=_ranx_rules(None),
     _why=_RANX_WHY,
     _absent=_RANX_ABSENT,
+    arbitrary_ties=True,
 )
 
 _RANX_BURGES = Preset(
@@ -115,4 +116,5 @@ _RANX_BURGES = Preset(
         **{name: "ranx_burges covers ndcg_burges and dcg_burges only; use the ranx preset"
            for name in ("P", "R", "AP", "RR", "Success", "Rprec")},
     },
+    arbitrary_ties=True,
 )
