@@ -1,4 +1,4 @@
-"""`judged explain`: the worked numbers of shared/FIELD.md, rank by rank, and agreement with evaluate."""
+"""`judged explain`: the field's worked numbers, rank by rank, and agreement with evaluate."""
 
 from __future__ import annotations
 

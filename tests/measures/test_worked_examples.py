@@ -1,4 +1,4 @@
-"""Every worked number in shared/FIELD.md (from the source documents), with the arithmetic inline."""
+"""Every worked number of the field's reference documents, with the arithmetic inline."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The field's worked numbers (../shared/FIELD.md), computed by judged.spark: one query per example, one job."""
+"""The field's worked numbers, computed by judged.spark: one query per example, one job."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ import polars as pl
 from judged.engine.evaluate import evaluate, view_key
 from judged.engine.ranking import build_view
 from judged.engine.view import RankedView
-from judged.errors import InputError, UsageError
+from judged.errors import InputError, JudgedError, UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures import parse
@@ -100,7 +100,8 @@ def explain(run, qrels, qid: str, measure: Measure | str = "nDCG@10", *, depth: 
 
 
 def _ranking_steps(view: RankedView, measure: Measure) -> tuple[Step, ...]:
-    assert view.docid is not None, "explain builds its view with docids kept"
+    if view.docid is None:
+        raise JudgedError("explain reads a view built with its docids (build_view(keep_docids=True))")
     n = int(view.lengths[0])
     row_gains = judged_gains(view.grade, view.judged, measure.gain)
     if measure.ties == "average":

@@ -84,11 +84,12 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
           --qrels examples/qrels.txt -m nDCG@10 -m P@5 -m R@100
     """
     team = Config.load(config)
+    library = get_preset(preset) if preset else None
     parsed = [team.measure(m) for m in measures] if measures else team.default_measures()
     if not parsed:
         parsed = [team.measure(m) for m in DEFAULT_MEASURES]
-        if preset:  # the defaults the preset's library has; named measures are refused instead
-            covered = set(get_preset(preset).measures())
+        if library:  # the defaults the preset's library has; named measures are refused instead
+            covered = set(library.measures())
             if {m.name for m in parsed} - covered:
                 click.echo(f"note: preset {preset!r} covers {', '.join(sorted(covered))}; of the default measures "
                            f"it reports {', '.join(str(m.name) for m in parsed if m.name in covered) or 'none'}.",
@@ -96,11 +97,11 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
             parsed = [m for m in parsed if m.name in covered] or parsed
     if norel is not None:  # before the preset, which refuses a norel its library cannot apply
         parsed = [replace(m, norel=norel) if "norel" in m.family.params else m for m in parsed]
-    chosen = missing if missing is not None else team.missing
-    missing = team.with_missing(missing)
-    if preset:
-        parsed, options = apply_preset(preset, parsed, missing=chosen)
+    if library:  # keeps the policy the user chose where the library can apply it, else refuses it
+        parsed, options = apply_preset(library, parsed, missing=missing if missing is not None else team.missing)
         missing = options["missing"]
+    else:
+        missing = team.with_missing(missing)
     if add_judged:
         left_out = "trec_eval format has no such measure" if fmt == "trec_eval" else (
             f"preset {preset!r} reproduces a library that has none" if preset else None)
@@ -127,8 +128,8 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
                                     config=team.record()))
     results = distinct_names(results, runs)
     echo_unjudged_warnings(results, unjudged_threshold)
-    if preset and get_preset(preset).arbitrary_ties:
-        for line in tie_notes(results, get_preset(preset).library):
+    if library and library.arbitrary_ties:
+        for line in tie_notes(results, library.library):
             click.echo(f"note: {line}", err=True)
     write_output(_RENDERERS[fmt](results, per_query=per_query), output)
 

@@ -332,9 +332,7 @@ def dedupe_qrels(frame: pl.DataFrame) -> tuple[pl.DataFrame, int]:
     conflicts = frame.group_by(["qid", "docid"]).agg(pl.col("grade").n_unique().alias("n")).filter(pl.col("n") > 1)
     if conflicts.height:
         bad = frame.with_row_index("row").join(conflicts, on=["qid", "docid"])
-        second = bad.group_by(["qid", "docid"]).agg(pl.col("row").sort().get(1))["row"].min()
-        assert isinstance(second, int), "every conflicting pair has a second row, and a row index is an integer"
-        row = second
+        row = int(bad.group_by(["qid", "docid"]).agg(pl.col("row").sort().get(1)).select(pl.col("row").min()).item())
         raise RowProblem(
             row,
             "conflicting judgment: this document was already judged with a different grade",

@@ -206,9 +206,7 @@ def _first_repeated_row_polars(docids: pl.Series, offsets: np.ndarray) -> int | 
     later = frame.filter(pl.col("row") != pl.col("row").min().over("block", "docid"))
     if later.is_empty():
         return None
-    first = later["row"].min()
-    assert isinstance(first, int), "later is not empty, and a row index is an integer"
-    return first
+    return int(later.select(pl.col("row").min()).item())
 
 
 def _match_judgments_polars(

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import polars as pl
 import sqlalchemy as sa
 
-from judged.errors import UsageError
+from judged.errors import JudgedError, UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
@@ -120,13 +120,15 @@ def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set
     rubrics: set[str | None] = set()
     decided = latest(connection) if adjudications else {}
     for e in current_events(connection, assessors):
-        if e.kind == "grade":
-            assert e.grade is not None, "a grade event always carries its grade"
-            grades[(e.qid, e.docid)][e.assessor] = e.grade
-            if (e.qid, e.docid) not in decided:
-                rubrics.add(e.rubric)
-        else:
+        if e.kind != "grade":
             cannot.add((e.qid, e.docid))
+            continue
+        if e.grade is None:
+            raise JudgedError(f"the judgment log is damaged: grade event {e.event_id} ({e.qid} {e.docid}, "
+                              f"{e.assessor}) holds no grade")
+        grades[(e.qid, e.docid)][e.assessor] = e.grade
+        if (e.qid, e.docid) not in decided:
+            rubrics.add(e.rubric)
     rubrics |= {a.rubric for a in decided.values()}
     rows: list[dict[str, object]] = []
     refused: list[tuple[tuple[str, str], dict[str, int]]] = []

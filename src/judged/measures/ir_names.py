@@ -47,13 +47,15 @@ def _read(text: str) -> tuple[str, dict[str, object]]:
         raise UsageError(f"cannot read ir_measures measure {text!r}: expected Name, Name@k or Name(param=value)@k.")
     params: dict[str, object] = {}
     if match.group("params"):
+        unreadable = UsageError(f"cannot read the parameters of ir_measures measure {text!r}: expected "
+                                "name=value pairs with Python literal values.")
         try:
             call = ast.parse(f"f({match.group('params')})", mode="eval").body
-            assert isinstance(call, ast.Call) and not call.args
+            if not isinstance(call, ast.Call) or call.args:
+                raise unreadable
             params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}
-        except (SyntaxError, ValueError, AssertionError):
-            raise UsageError(f"cannot read the parameters of ir_measures measure {text!r}: expected "
-                             "name=value pairs with Python literal values.") from None
+        except (SyntaxError, ValueError):
+            raise unreadable from None
     if match.group("cutoff"):
         try:
             params["cutoff"] = int(match.group("cutoff"))

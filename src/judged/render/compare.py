@@ -45,10 +45,9 @@ def row_cells(row: RunRow, c: Comparison, *, planning: bool = True) -> list[str]
     """One run's cells, in the order of :func:`columns`; ``*`` marks a difference significant at ``c.alpha``."""
     s = row.summary
     cells = [row.run, f"{row.mean.estimate:.4f}", f"[{row.mean.low:.4f}, {row.mean.high:.4f}]"]
-    if row.difference is None:
+    if row.difference is None or row.p_adjusted is None or row.wins_ties_losses is None:  # only the baseline
         cells += ["baseline", "", "", "", ""]
     else:
-        assert row.p_adjusted is not None and row.wins_ties_losses is not None, "every compared run has them"
         marker = "*" if row.p_adjusted <= c.alpha else ""
         wtl = row.wins_ties_losses
         cells += [f"{row.difference.estimate:+.4f}{marker}", f"[{row.difference.low:+.4f}, {row.difference.high:+.4f}]",

@@ -128,15 +128,15 @@ class _Locator:
                                    re.MULTILINE)
         self.starts = sorted(level.line for level in rubric.levels if level.line is not None)
 
-    def _region(self, level: Level) -> tuple[int, int]:
-        assert level.line is not None  # only levels located in the file have a region
-        after = [line for line in self.starts if line > level.line]
-        return self.offsets[level.line - 1], self.offsets[after[0] - 1] if after else len(self.text)
+    def _region(self, start: int) -> tuple[int, int]:
+        """The text of the level starting on line ``start``: up to the next level's line, or the end."""
+        after = [line for line in self.starts if line > start]
+        return self.offsets[start - 1], self.offsets[after[0] - 1] if after else len(self.text)
 
     def _value_span(self, level: Level, key: str) -> tuple[int, int] | None:
         if not self.text or level.line is None:
             return None
-        start, end = self._region(level)
+        start, end = self._region(level.line)
         keys = list(self.key_line.finditer(self.text, start, end))
         for i, match in enumerate(keys):
             if match.group(1) == key:
