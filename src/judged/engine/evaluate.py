@@ -60,26 +60,17 @@ def evaluate(
     if not parsed:
         raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
 
-    views: dict[str, RankedView] = {}
-    for m in parsed:
-        key = view_key(m)
-        if key not in views:
-            views[key] = build_view(run, qrels, key, depth)
-    base = next(iter(views.values()))
-    if not (~base.missing & ~base.run_only).any():
-        raise no_shared_queries(run.name, qrels.name, run.source.path if run.source else run.name,
-                                run.num_queries, qrels.num_queries)
-
-    reported = reported_queries(base)
-    values, aggregate, counts = {}, {}, {}
-    for m in parsed:
-        view = views[view_key(m)]
-        raw = np.asarray(m.family.kernel(view, m), dtype=np.float64)[reported]
-        values[m], counts[m] = _apply_policies(raw, view.missing[reported], m, missing)
-        aggregate[m] = _aggregate(values[m], m)
-    qids = tuple(base.qids[i] for i in reported)
-    provenance = _provenance(run, qrels, parsed, base, missing, depth, command, counts, config)
-    return Result(run.name, tuple(parsed), qids, values, aggregate, counts, provenance)
+    return result_from_values(
+        query_values(run, qrels, parsed, depth),
+        parsed,
+        run=_input_record(run),
+        qrels={**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
+        run_queries=run.num_queries,
+        missing=missing,
+        depth=depth,
+        command=command,
+        config=config,
+    )
 
 
 def reported_queries(view: RankedView) -> np.ndarray:
@@ -126,37 +117,6 @@ def _aggregate(values: np.ndarray, measure: Measure) -> float:
     return total if measure.family.aggregate == "sum" else total / len(scored)
 
 
-def _provenance(run: Run, qrels: Qrels, measures, view: RankedView, missing, depth, command, counts, config) -> dict:
-    unjudged_at, ties_across = {}, {}
-    scored = ~view.run_only
-    for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
-        top = view.top(cutoff)
-        unjudged = top.counts - top.sum(top.take(view.judged))
-        unjudged_at[str(cutoff)] = int(unjudged[scored].sum())
-        ties_across[str(cutoff)] = int((view.ties_across(cutoff) & scored).sum())
-    return provenance_record(
-        measures=measures,
-        missing=missing,
-        depth=depth,
-        command=command,
-        config=config,
-        run=_input_record(run),
-        qrels={**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
-        queries={
-            "judged": int(scored.sum()),
-            "in_run": run.num_queries,
-            "evaluated": int((scored & ~view.missing).sum()),
-            "missing_from_run": int(view.missing.sum()),
-            "missing_policy": missing,
-            "run_only_ignored": int(view.run_only.sum()),
-        },
-        counts=counts,
-        unjudged_at=unjudged_at,
-        retrieved_at={str(k): int(view.top(int(k)).counts[scored].sum()) for k in unjudged_at},
-        ties_across=ties_across,
-    )
-
-
 def _input_record(item: Run | Qrels) -> dict:
     source = item.source
     return {
@@ -183,10 +143,10 @@ def no_shared_queries(run: str, qrels: str, path: str, run_queries: int, judged_
 class QueryValues:
     """Raw per-query values of some whole queries, and what the provenance needs of them.
 
-    A distributed engine evaluates its buckets of whole queries with
-    :func:`query_values` and joins them with :func:`merge_query_values`;
-    :func:`result_from_values` then applies the policies, counts and
-    aggregation exactly as :func:`evaluate` does. ``qids`` are the judged
+    :func:`evaluate` is :func:`query_values` over all queries, then
+    :func:`result_from_values` (the policies, counts, aggregation and
+    provenance). A distributed engine does the same with buckets of whole
+    queries, joined by :func:`merge_query_values` in between. ``qids`` are the judged
     queries; ``raw`` holds each measure's kernel value per qid (NaN where a
     query has no relevant judgment), ``missing`` marks queries the run did not
     answer, ``coverage`` maps each cutoff to per-query (unjudged, retrieved,
