@@ -30,8 +30,13 @@ CHOICE_CONVENTIONS = [c for c in CONVENTIONS if c.kind == "choice"]
 
 
 def test_the_table_lists_each_convention_once_measure_parameters_first():
-    assert [c.name for c in CONVENTIONS] == ["gain", "rel", "ideal", "unjudged", "ties", "norel", "missing", "depth"]
-    assert PARAM_ORDER == ("gain", "rel", "ideal", "unjudged", "ties", "norel")
+    names = [c.name for c in CONVENTIONS]
+    assert len(names) == len(set(names))
+    assert names[:6] == ["gain", "rel", "ideal", "unjudged", "ties", "norel"]
+    assert names[-2:] == ["missing", "depth"]
+    assert PARAM_ORDER == tuple(names[:-2])
+    # after the shared conventions come the families' own coefficients (set_F's beta, RBP's p, ...)
+    assert all(c.kind in ("number", "scale") for c in CONVENTIONS[6:-2])
     assert [c.name for c in EVALUATION_CONVENTIONS] == ["missing", "depth"]
 
 
@@ -44,7 +49,8 @@ def test_the_literal_types_for_mypy_equal_the_table(literal, name):
 def test_measure_fields_are_the_measure_conventions_in_canonical_order_with_the_table_defaults():
     fields = [f for f in dataclasses.fields(Measure) if f.name not in ("name", "cutoff")]
     assert [f.name for f in fields] == list(PARAM_ORDER)
-    assert {f.name: str(f.default) for f in fields} == {c.name: c.default for c in MEASURE_CONVENTIONS}
+    defaults = {c.name: spec.value_of(c.name, c.default) for c in MEASURE_CONVENTIONS}
+    assert {f.name: f.default for f in fields} == defaults
     assert Measure("nDCG").gain == Gain("linear") and Measure("P").rel == 1
 
 
@@ -66,7 +72,8 @@ def test_the_parser_accepts_exactly_the_table_choices(conv):
 
 
 def test_an_unknown_parameter_names_every_measure_convention():
-    with pytest.raises(MeasureError, match=r"known: gain, rel, ideal, unjudged, ties, norel\.$"):
+    own = ", ".join(PARAM_ORDER[6:])  # the families' own coefficients follow the shared conventions
+    with pytest.raises(MeasureError, match=r"known: gain, rel, ideal, unjudged, ties, norel, " + own + r"\.$"):
         parse("nDCG(colour=red)")
 
 

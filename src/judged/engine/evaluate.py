@@ -26,6 +26,7 @@ from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures import parse
 from judged.measures.conventions import MISSING_POLICIES, tie_order
+from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 
 
@@ -109,12 +110,15 @@ def _apply_policies(raw: np.ndarray, missing_mask: np.ndarray, measure: Measure,
 
 
 def _aggregate(values: np.ndarray, measure: Measure) -> float:
-    """Mean (sum for counts) over scored queries, accumulated in query order like trec_eval."""
+    """Mean (sum for counts, geometric mean for gm_*) over scored queries, accumulated in query order like trec_eval."""
     scored = values[~np.isnan(values)]
     if not len(scored):
         return float("nan")
+    kind = measure.family.aggregate
+    if kind == "gmean":
+        return float(np.exp(np.cumsum(np.log(np.maximum(scored, GEOMETRIC_FLOOR)))[-1] / len(scored)))
     total = float(np.cumsum(scored)[-1])
-    return total if measure.family.aggregate == "sum" else total / len(scored)
+    return total if kind == "sum" else total / len(scored)
 
 
 def _input_record(item: Run | Qrels) -> dict:

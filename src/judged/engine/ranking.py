@@ -6,7 +6,8 @@ The tie rule lives here and only here:
 * ``input``: score descending, then input order (a stable sort),
 * ``average``: ranked as ``trec``; measures spread credit over each tied group,
 * ``worst`` / ``best``: each tied group in ascending / descending grade (unjudged
-  as 0), then docid descending: the lowest and highest score any tie order allows.
+  as 0, pooled but unjudged at its negative grade), then docid descending: the lowest
+  and highest score any tie order allows.
 
 Run files are normally written query by query in descending score. That is
 checked in one linear pass and, when it holds, the rows stay where they are:
@@ -171,12 +172,12 @@ def _matched_by_pair(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-row grade and judged flag; a negative grade (pooled, not judged) stays unjudged with grade 0."""
+    """Per-row grade and judged flag: a document not in the judgments is unjudged with grade 0; a negative
+    grade (pooled, not judged) is unjudged and keeps its grade, which tells infAP the two apart."""
     grade = np.zeros(n, dtype=np.int32)
     judged = np.zeros(n, dtype=bool)
-    judged_rows = rows[grades >= 0]
-    grade[judged_rows] = grades[grades >= 0]
-    judged[judged_rows] = True
+    grade[rows] = grades
+    judged[rows[grades >= 0]] = True
     return grade, judged
 
 

@@ -73,7 +73,7 @@ class RankedView:
     missing: np.ndarray
     run_only: np.ndarray
     offsets: np.ndarray
-    grade: np.ndarray
+    grade: np.ndarray  # per row; 0 when not in the judgments, the negative grade when pooled but unjudged
     judged: np.ndarray
     score: np.ndarray
     ideal_offsets: np.ndarray

@@ -5,11 +5,12 @@ The :class:`~judged.measures.Measure` fields take their defaults from it, the
 measure parser validates against it, ``judged measures`` (and
 ``docs/measures.md``) prints it, the command line offers its choices, and
 ``judged.toml`` accepts its names. A convention is either a parameter of a
-measure (``gain``, ``rel``, ``ideal``, ``unjudged``, ``ties``, ``norel``, in
-the order the canonical string writes them) or an option of the whole
+measure (``gain``, ``rel``, ``ideal``, ``unjudged``, ``ties``, ``norel``, then
+the user-model parameters ``p``, ``T`` and ``max_rel``, in the order the
+canonical string writes them) or an option of the whole
 evaluation (``missing``, ``depth``).
 
->>> [c.name for c in MEASURE_CONVENTIONS]
+>>> [c.name for c in MEASURE_CONVENTIONS][:6]
 ['gain', 'rel', 'ideal', 'unjudged', 'ties', 'norel']
 >>> convention("missing").choices, convention("missing").default
 (('skip', 'zero'), 'skip')
@@ -25,8 +26,10 @@ from typing import Literal
 
 from judged.errors import MeasureError, UsageError
 
-#: What the value of a convention is: one of ``choices``, an integer grade, a gain rule, or a depth.
-Kind = Literal["choice", "grade", "gain", "depth"]
+#: What the value of a convention is: one of ``choices``, an integer grade, a gain rule, a depth, or a number
+#: (a family's own coefficient, such as set_F's beta, within ``bounds``), or a grade scale (a grade >= 1 or
+#: ``query``).
+Kind = Literal["choice", "grade", "gain", "depth", "number", "scale"]
 #: Whether a convention belongs to each measure or to the whole evaluation.
 Scope = Literal["measure", "evaluation"]
 
@@ -36,9 +39,11 @@ class Convention:
     """One convention: its name, what values it takes, its default (as canonical text) and its meaning.
 
     ``choices`` lists the accepted values of a ``choice`` convention (empty for
-    the others, whose values are open: grades, gain maps, depths). ``default``
-    is the text the canonical measure string shows; ``None`` means unset (no
+    the others, whose values are open: grades, gain maps, depths, numbers).
+    ``default`` is the text the canonical measure string shows; ``None`` means unset (no
     depth limit). ``pinnable`` says whether ``judged.toml`` may pin it.
+    ``bounds`` is the closed range a ``number`` must lie in (None: unbounded
+    on that side).
     """
 
     name: str
@@ -48,6 +53,7 @@ class Convention:
     meaning: str
     choices: tuple[str, ...] = ()
     pinnable: bool = True
+    bounds: tuple[float | None, float | None] = (None, None)
 
     def check(self, value: str) -> str:
         """``value`` if it is one of the choices (or there are none), else a :class:`~judged.MeasureError` naming them.
@@ -92,6 +98,43 @@ CONVENTIONS: tuple[Convention, ...] = (
         "value for a query with no relevant judgment: `0`, `1` or `skip` "
         "(left out of the mean and counted)",
         ("0", "1", "skip"),
+    ),
+    Convention(
+        "beta", "measure", "number", "1",
+        "SetF: weight of recall against precision, (1+beta)PR / (beta P + R) (trec_eval's set_F parameter; "
+        "note trec_eval weighs by beta, not beta squared)",
+        pinnable=False, bounds=(0.0, None),
+    ),
+    Convention(
+        "recall", "measure", "number", "0",
+        "IPrec: the recall level (0..1) whose interpolated precision is read", pinnable=False, bounds=(0.0, 1.0),
+    ),
+    Convention(
+        "mult", "measure", "number", "1",
+        "Rprec_mult: the rank cutoff as a multiple of R, the number of relevant judged documents",
+        pinnable=False, bounds=(0.0, None),
+    ),
+    Convention("rel_ret", "measure", "number", "1", "utility: worth of each relevant document retrieved",
+               pinnable=False),
+    Convention("nonrel_ret", "measure", "number", "-1", "utility: worth of each non-relevant document retrieved",
+               pinnable=False),
+    Convention("rel_missed", "measure", "number", "0", "utility: worth of each relevant document not retrieved",
+               pinnable=False),
+    Convention(
+        "p", "measure", "number", "0.8",
+        "persistence: the probability that the user goes on from one rank to the next (RBP, NERR10)",
+        bounds=(0.0, 1.0),
+    ),
+    Convention(
+        "T", "measure", "number", "1",
+        "target: the total scaled gain the user wants before stopping (INST, INSQ, BPM, NERR11)",
+        bounds=(0.0, None),
+    ),
+    Convention(
+        "max_rel", "measure", "scale", "1",
+        "the top grade of the scale: a document's gain is divided by this grade's gain, so gains lie in [0, 1] "
+        "(RBP, C/W/L; ERR stops at grade g with probability (2^g-1)/2^max_rel); `query` takes each query's "
+        "highest judged grade (trec_eval's rbp); a judged grade above it is refused",
     ),
     Convention(
         "missing", "evaluation", "choice", "skip",

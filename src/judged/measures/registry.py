@@ -22,13 +22,20 @@ if TYPE_CHECKING:
     from judged.measures.spec import Measure
 
 Kernel = Callable[["RankedView", "Measure"], np.ndarray]
+#: How a family's per-query values combine into its aggregate.
+AGGREGATES = ("mean", "sum", "gmean")
+#: The value below which ``gmean`` floors a query's value (trec_eval's MIN_GEO_MEAN).
+GEOMETRIC_FLOOR = 1e-5
 
 @dataclass(frozen=True)
 class Family:
     """A named measure family: its kernel and what it accepts.
 
     ``cutoff`` is ``"optional"`` (``@k`` or the whole list) or ``"none"``.
-    ``aggregate`` is ``"mean"`` or ``"sum"`` (the counts, as trec_eval sums them).
+    ``aggregate`` is ``"mean"``, ``"sum"`` (the counts, as trec_eval sums them)
+    or ``"gmean"``: the geometric mean, each value floored at
+    :data:`GEOMETRIC_FLOOR` first so that one 0 does not make the mean 0
+    (trec_eval's gm_map and gm_bpref, meas_avg.c).
     """
 
     name: str
@@ -85,6 +92,9 @@ def family(
     integer: bool = False,
 ) -> Callable[[Kernel], Kernel]:
     """Register the decorated kernel as the measure family ``name``."""
+
+    if aggregate not in AGGREGATES:
+        raise MeasureError(f"aggregate must be one of {'|'.join(AGGREGATES)}. Got {aggregate!r} for {name}.")
 
     def register(kernel: Kernel) -> Kernel:
         entry = Family(

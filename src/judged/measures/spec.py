@@ -119,21 +119,51 @@ def _format_number(value: float) -> str:
 def value_of(name: str, text: str, context: str | None = None) -> Any:
     """The value of the measure convention ``name`` written as ``text``, checked against the conventions table.
 
-    A gain becomes a :class:`Gain`, a grade an ``int``, a choice stays its text.
-    ``context`` (the measure being read) goes into the error message.
+    A gain becomes a :class:`Gain`, a grade an ``int``, a number a ``float`` in
+    its convention's bounds, a scale an ``int`` grade or ``"query"``; a
+    choice stays its text. ``context`` (the measure being read) goes into the
+    error message.
 
     >>> value_of("gain", "exp"), value_of("rel", "02"), value_of("ties", "average")
     (Gain(kind='exp', mapping=()), 2, 'average')
+    >>> value_of("p", "0.95"), value_of("max_rel", "3"), value_of("max_rel", "query")
+    (0.95, 3, 'query')
     """
-    kind = convention(name).kind
+    spec = convention(name)
+    kind = spec.kind
     if kind == "gain":
         return Gain.parse(text)
+    if kind == "scale":
+        if text == "query":
+            return text
+        try:
+            grade = int(text)
+        except ValueError:
+            raise MeasureError(f"{name} must be a grade >= 1 or query. Got {text!r} in {context or text!r}.") from None
+        if grade < 1:
+            raise MeasureError(f"{name} must be a grade >= 1 or query. Got {text!r} in {context or text!r}.")
+        return grade
     if kind == "grade":
         try:
             return int(text)
         except ValueError:
             raise MeasureError(f"{name} must be an integer grade. Got {text!r} in {context or text!r}.") from None
+    if kind == "number":
+        return _number_in_bounds(name, text, context)
     return convention(name).check(text)
+
+
+def _number_in_bounds(name: str, text: str, context: str | None) -> float:
+    low, high = convention(name).bounds
+    wanted = "a finite number" + (f" >= {_format_number(low)}" if low is not None else "") + (
+        f" and <= {_format_number(high)}" if high is not None else "")
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or (low is not None and value < low) or (high is not None and value > high):
+        raise MeasureError(f"{name} must be {wanted}. Got {text!r} in {context or text!r}.")
+    return value
 
 
 #: The table's default of every measure convention, as the value its Measure field holds.
@@ -158,6 +188,15 @@ class Measure:
     unjudged: Unjudged = DEFAULTS["unjudged"]
     ties: Ties = DEFAULTS["ties"]
     norel: NoRel = DEFAULTS["norel"]
+    beta: float = DEFAULTS["beta"]
+    recall: float = DEFAULTS["recall"]
+    mult: float = DEFAULTS["mult"]
+    rel_ret: float = DEFAULTS["rel_ret"]
+    nonrel_ret: float = DEFAULTS["nonrel_ret"]
+    rel_missed: float = DEFAULTS["rel_missed"]
+    p: float = DEFAULTS["p"]
+    T: float = DEFAULTS["T"]
+    max_rel: int | Literal["query"] = DEFAULTS["max_rel"]
 
     def __post_init__(self) -> None:
         from judged.measures.registry import family_of
@@ -190,4 +229,5 @@ class Measure:
 
 
 def _param_text(measure: Measure, param: str) -> str:
-    return str(getattr(measure, param))
+    value = getattr(measure, param)
+    return _format_number(value) if isinstance(value, float) else str(value)

@@ -1,0 +1,53 @@
+"""Geometric means over queries: GMAP and GMBpref (Robertson 2006; trec_eval's gm_map and gm_bpref).
+
+Per query they are AP and bpref; only the aggregate differs: the geometric
+mean, each query's value floored at 1e-5 first (trec_eval's MIN_GEO_MEAN), so
+one query at 0 pulls the mean down hard instead of making it 0. That rewards
+runs that are consistent over queries. The floor and the mean live in the
+aggregation (``aggregate="gmean"``, :mod:`judged.engine.evaluate`), so a
+query's value prints as its AP or bpref (trec_eval prints gm_* for ``all`` only).
+
+>>> import judged
+>>> run = {"q1": {"a": 2.0, "b": 1.0}, "q2": {"a": 2.0, "b": 1.0}}
+>>> qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+>>> round(judged.evaluate(run, qrels, ["GMAP"]).value("GMAP"), 12)  # exp((log 1 + log 0.5) / 2) = sqrt(0.5)
+0.707106781187
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judged.engine.view import RankedView
+from judged.measures.families.ranked import average_precision, bpref
+from judged.measures.registry import family
+from judged.measures.spec import ORDERED_TIES, Measure
+
+
+@family(
+    "GMAP",
+    aliases=("gm_map",),
+    params=("rel", "unjudged", "ties", "norel"),
+    ties=ORDERED_TIES,
+    summary="geometric mean average precision (Robertson 2006; trec_eval's gm_map): AP per query, "
+    "combined by the geometric mean with each value floored at 1e-5",
+    formula="exp(mean_q log(max(AP_q, 1e-5)))",
+    aggregate="gmean",
+)
+def gmap(view: RankedView, measure: Measure) -> np.ndarray:
+    return average_precision(view, measure)
+
+
+@family(
+    "GMBpref",
+    aliases=("gm_bpref",),
+    params=("rel", "ties", "norel"),
+    ties=ORDERED_TIES,
+    cutoff="none",
+    summary="geometric mean bpref (trec_eval's gm_bpref): bpref per query, combined by the geometric mean "
+    "with each value floored at 1e-5",
+    formula="exp(mean_q log(max(bpref_q, 1e-5)))",
+    aggregate="gmean",
+)
+def gm_bpref(view: RankedView, measure: Measure) -> np.ndarray:
+    return bpref(view, measure)

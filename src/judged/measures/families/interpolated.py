@@ -1,0 +1,89 @@
+"""Interpolated precision at recall levels: IPrec and its 11-point average (the recall-precision graph).
+
+Interpolated precision at recall r is the best precision at any rank at or
+below the one where recall first reaches r (Salton & McGill 1983; trec_eval's
+iprec_at_recall and 11pt_avg). The level is turned into a number of relevant
+documents as trec_eval 10 does, ``lround(r * R)`` (half away from zero; up
+to version 9 it was ``(long)(r * R + 0.9)``); a level beyond the relevant
+documents retrieved scores 0.
+
+>>> import judged
+>>> run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+>>> qrels = {"q": {"b": 1, "d": 1, "e": 1}}
+>>> r = judged.evaluate(run, qrels, ["IPrec(recall=0.3)", "IPrec(recall=0.6)", "IPrec(recall=1)"])
+>>> [r.value(m) for m in ("IPrec(recall=0.3)", "IPrec(recall=0.6)", "IPrec(recall=1)")]  # lround: 1, 2, 3 of R=3
+[0.5, 0.5, 0.0]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judged.engine.view import RankedView
+from judged.measures.hits import relevant_hits
+from judged.measures.registry import family
+from judged.measures.spec import ORDERED_TIES, Measure
+from judged.measures.views import measure_view
+
+#: trec_eval's default recall levels for iprec_at_recall and 11pt_avg, as the same double literals.
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+_PARAMS = ("rel", "unjudged", "ties", "norel")
+
+
+def lround(values: np.ndarray) -> np.ndarray:
+    """C's ``lround`` for values >= 0: to the nearest integer, halves away from zero.
+
+    >>> lround(np.array([0.5, 1.49, 2.5, 0.49999999999999994])).tolist()
+    [1.0, 1.0, 3.0, 0.0]
+    """
+    whole = np.floor(values)
+    return whole + (values - whole >= 0.5)
+
+
+def interpolated_precision(view: RankedView, measure: Measure, level: float) -> np.ndarray:
+    """Per query: the best precision at or after the relevant document that brings recall to ``level``."""
+    hits = relevant_hits(view, measure.rel).within(measure.cutoff)
+    relevant = view.num_relevant(measure.rel)
+    needed = np.maximum(lround(level * relevant), 1.0)
+    found = hits.count()
+    ordinal = hits.ordinal()
+    precision = ordinal / (hits.position + 1.0)
+    out = np.zeros(view.num_queries)
+    counts = ordinal >= needed[hits.query]
+    np.maximum.at(out, hits.query[counts], precision[counts])
+    out[lround(level * relevant) > found] = 0.0
+    out[relevant == 0] = np.nan
+    return out
+
+
+@family(
+    "IPrec",
+    aliases=("iprec_at_recall",),
+    params=(*_PARAMS, "recall"),
+    ties=ORDERED_TIES,
+    cutoff="none",
+    summary="interpolated precision at a recall level (trec_eval's iprec_at_recall): the highest precision "
+    "at any rank where recall is at least the level",
+    formula="max_{i: recall@i >= recall} P@i, the level met at the lround(recall * R)-th relevant document; "
+    "0 beyond the relevant retrieved",
+)
+def iprec(view: RankedView, measure: Measure) -> np.ndarray:
+    return interpolated_precision(measure_view(view, measure), measure, measure.recall)
+
+
+@family(
+    "IPrec11pt",
+    aliases=("11pt_avg",),
+    params=_PARAMS,
+    ties=ORDERED_TIES,
+    cutoff="none",
+    summary="11-point interpolated average precision (trec_eval's 11pt_avg): interpolated precision averaged "
+    "over recall 0, 0.1, ..., 1",
+    formula="(1/11) sum_{r in 0, 0.1, ..., 1} IPrec(recall=r)",
+)
+def iprec_11pt(view: RankedView, measure: Measure) -> np.ndarray:
+    view = measure_view(view, measure)
+    total = np.zeros(view.num_queries)
+    for level in reversed(ELEVEN_POINTS):  # trec_eval adds the highest level first
+        total += interpolated_precision(view, measure, level)
+    return total / len(ELEVEN_POINTS)
