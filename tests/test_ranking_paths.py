@@ -58,3 +58,15 @@ def test_order_by_score_is_a_stable_sort_per_query(queries):
     lengths = np.array([len(q) for q in queries], dtype=np.int64)
     expected = np.lexsort((-scores, np.repeat(np.arange(len(queries)), lengths)))
     assert native.order_by_score(scores, lengths).tolist() == expected.tolist()
+
+
+def test_order_by_score_split_among_threads_equals_one_sort():
+    """Past 65,536 rows the queries are split among threads by rows (uneven lengths, empty queries): the same
+    permutation as one stable sort of every query."""
+    rng = np.random.default_rng(7)
+    lengths = rng.integers(0, 2_000, 150).astype(np.int64)
+    lengths[[0, 40, 149]] = 0
+    scores = rng.integers(0, 50, int(lengths.sum())).astype(np.float64)  # many ties: stability matters
+    expected = np.lexsort((-scores, np.repeat(np.arange(len(lengths)), lengths)))
+    assert int(lengths.sum()) > 1 << 16
+    assert native.order_by_score(scores, lengths).tolist() == expected.tolist()

@@ -12,6 +12,8 @@
  * scan_queries: for a run grouped by query, the first row repeating a docid
  *   of its query and, given the judgments of each query, the judgment row of
  *   every run row, matched exactly on the docid bytes.
+ * flatten_nested: a {qid: {docid: value}} dict of dicts as those columns.
+ * order_by_score: each query's rows by score, highest first, stable.
  * order_tied: the rows of each group of tied scores in rank order (by grade
  *   for the worst and best cases, then docid descending as trec_eval).
  *
@@ -1076,41 +1078,41 @@ static int compare_tied(const Tied *a, const Tied *b, const TieOrder *order) {
     return -compare_bytes(a, b); /* docid descending, as trec_eval breaks ties */
 }
 
-/* A stable merge sort of ``n`` items of ``size`` bytes (insertion sort for the small runs that are the rule),
- * ``before(a, b, context)`` true when ``a`` must come before ``b``; portable, unlike qsort_r. ``scratch``
- * holds at least ``n / 2 + 1`` items. */
-typedef int (*Before)(const void *a, const void *b, const void *context);
-
-static void merge_sort(char *items, char *scratch, int64_t n, size_t size, Before before, const void *context) {
-    if (n <= 16) {
-        char held[32]; /* the largest item sorted here (a Tied) fits */
-        for (int64_t i = 1; i < n; i++) {
-            memcpy(held, items + i * size, size);
-            int64_t j = i;
-            for (; j > 0 && before(held, items + (j - 1) * size, context); j--) {
-                memcpy(items + j * size, items + (j - 1) * size, size);
-            }
-            memcpy(items + j * size, held, size);
-        }
-        return;
+/* One stable merge sort, instantiated per item type so that its comparison inlines:
+ * DEFINE_MERGE_SORT(name, Item, Context, before) defines ``name(items, scratch, n, context)``, sorting ``n``
+ * items with ``before(a, b, context)`` true when ``a`` must come before ``b`` (insertion sort for the small
+ * runs that are the rule; two runs already in order are not merged). ``scratch`` holds ``n / 2 + 1`` items. */
+#define DEFINE_MERGE_SORT(name, Item, Context, before)                                                          \
+    static void name(Item *items, Item *scratch, int64_t n, Context context) {                                 \
+        if (n <= 16) {                                                                                          \
+            for (int64_t i = 1; i < n; i++) {                                                                   \
+                Item held = items[i];                                                                           \
+                int64_t j = i;                                                                                  \
+                for (; j > 0 && before(&held, &items[j - 1], context); j--) {                                   \
+                    items[j] = items[j - 1];                                                                    \
+                }                                                                                               \
+                items[j] = held;                                                                                \
+            }                                                                                                   \
+            return;                                                                                             \
+        }                                                                                                       \
+        int64_t half = n / 2, left = 0, right = half, k = 0;                                                    \
+        name(items, scratch, half, context);                                                                    \
+        name(items + half, scratch, n - half, context);                                                         \
+        if (!before(&items[half], &items[half - 1], context)) {                                                 \
+            return;                                                                                             \
+        }                                                                                                       \
+        memcpy(scratch, items, (size_t)half * sizeof(Item)); /* the left run; the right one merges in place */ \
+        while (left < half && right < n) {                                                                      \
+            items[k++] = before(&items[right], &scratch[left], context) ? items[right++] : scratch[left++];      \
+        }                                                                                                       \
+        memcpy(items + k, scratch + left, (size_t)(half - left) * sizeof(Item));                                \
     }
-    int64_t half = n / 2, left = 0, right = half, k = 0;
-    merge_sort(items, scratch, half, size, before, context);
-    merge_sort(items + half * size, scratch, n - half, size, before, context);
-    memcpy(scratch, items, (size_t)half * size); /* the left run; the right one is merged in place */
-    while (left < half && right < n) {
-        const char *take = before(items + right * size, scratch + left * size, context) ? items + right++ * size
-                                                                                         : scratch + left++ * size;
-        memcpy(items + k++ * size, take, size);
-    }
-    memcpy(items + k * size, scratch + left * size, (size_t)(half - left) * size);
-}
 
-_Static_assert(sizeof(Tied) <= 32, "merge_sort holds one item in a 32-byte buffer");
-
-static int tied_before(const void *a, const void *b, const void *order) {
+static inline int tied_before(const Tied *a, const Tied *b, const TieOrder *order) {
     return compare_tied(a, b, order) < 0;
 }
+
+DEFINE_MERGE_SORT(sort_tied, Tied, const TieOrder *, tied_before)
 
 static PyObject *order_tied(PyObject *self, PyObject *args) {
     (void)self;
@@ -1165,7 +1167,7 @@ static PyObject *order_tied(PyObject *self, PyObject *args) {
         while (stop < count && !open[stop]) {
             stop++;
         }
-        merge_sort((char *)(items + start), (char *)(items + count), stop - start, sizeof(Tied), tied_before, &order);
+        sort_tied(items + start, items + count, stop - start, &order);
         start = stop;
     }
     for (int64_t i = 0; i < count && !order.bad; i++) { /* past a bad view the items were never filled */
@@ -1189,20 +1191,60 @@ done:
 
 /* ---- rows of each query by score ------------------------------------------------------------- */
 
-/* Rows by score, highest first (merge_sort keeps equal scores in their input order). */
-static int score_before(const void *a, const void *b, const void *score) {
-    return ((const double *)score)[*(const int64_t *)a] > ((const double *)score)[*(const int64_t *)b];
+/* Rows by score, highest first; the sort is stable, so equal scores keep their input order. A query's rows
+ * are sorted as (score, row) pairs in a buffer of the longest query's length, queries split among threads by
+ * rows. */
+typedef struct {
+    double score;
+    int64_t row;
+} Scored;
+
+static inline int scored_before(const Scored *a, const Scored *b, const void *unused) {
+    (void)unused;
+    return a->score > b->score;
+}
+
+DEFINE_MERGE_SORT(sort_scored, Scored, const void *, scored_before)
+
+typedef struct {
+    const double *score;
+    const int64_t *length;
+    int64_t first_query, end_query, first_row, longest;
+    int64_t *out;
+    int failed;
+} ScoreShare;
+
+static void *sort_share(void *arg) {
+    ScoreShare *share = arg;
+    Scored *items = malloc((size_t)(share->longest + share->longest / 2 + 2) * sizeof(Scored));
+    if (!items) {
+        share->failed = 1;
+        return NULL;
+    }
+    Scored *scratch = items + share->longest + 1;
+    for (int64_t q = share->first_query, start = share->first_row; q < share->end_query; start += share->length[q++]) {
+        int64_t n = share->length[q];
+        for (int64_t i = 0; i < n; i++) {
+            items[i].score = share->score[start + i], items[i].row = start + i;
+        }
+        sort_scored(items, scratch, n, NULL);
+        for (int64_t i = 0; i < n; i++) {
+            share->out[start + i] = items[i].row;
+        }
+    }
+    free(items);
+    return NULL;
 }
 
 static PyObject *order_by_score(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *scores_object, *lengths_object;
-    if (!PyArg_ParseTuple(args, "OO", &scores_object, &lengths_object)) {
+    int threads;
+    if (!PyArg_ParseTuple(args, "OOi", &scores_object, &lengths_object, &threads)) {
         return NULL;
     }
     Py_buffer scores = {0}, lengths = {0};
     PyObject *result = NULL;
-    int64_t *scratch = NULL;
     if (PyObject_GetBuffer(scores_object, &scores, PyBUF_SIMPLE) < 0 ||
         PyObject_GetBuffer(lengths_object, &lengths, PyBUF_SIMPLE) < 0) {
         goto done;
@@ -1221,32 +1263,155 @@ static PyObject *order_by_score(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "order_by_score: the query lengths do not add up to the scores");
         goto done;
     }
-    scratch = PyMem_Malloc((size_t)(longest ? longest : 1) * sizeof(int64_t));
     result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(rows * 8));
-    if (!scratch || !result) {
-        Py_CLEAR(result);
-        if (!scratch) {
-            PyErr_NoMemory();
-        }
+    if (!result) {
         goto done;
     }
-    int64_t *out = (int64_t *)PyByteArray_AS_STRING(result);
-    const double *score = scores.buf;
-    Py_BEGIN_ALLOW_THREADS
-    for (int64_t i = 0; i < rows; i++) {
-        out[i] = i;
+    threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    if (rows < ((int64_t)1 << 16)) {
+        threads = 1; /* a thread costs more than sorting a small run */
     }
-    for (int64_t q = 0, start = 0; q < queries; start += length[q], q++) {
-        merge_sort((char *)(out + start), (char *)scratch, length[q], sizeof(int64_t), score_before, score);
+    ScoreShare shares[MAX_THREADS];
+    pthread_t workers[MAX_THREADS];
+    int started[MAX_THREADS] = {0}, failed = 0, count = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (int64_t q = 0, row = 0; count < threads && (q < queries || count == 0); count++) {
+        ScoreShare *share = &shares[count]; /* about rows / threads rows each; the last takes what is left */
+        *share = (ScoreShare){scores.buf, length, q, q, row, longest, (int64_t *)PyByteArray_AS_STRING(result), 0};
+        int64_t goal = rows / threads * (count + 1);
+        while (share->end_query < queries && (count == threads - 1 || row < goal)) {
+            row += length[share->end_query++];
+        }
+        q = share->end_query;
+    }
+    for (int i = 1; i < count; i++) {
+        started[i] = pthread_create(&workers[i], NULL, sort_share, &shares[i]) == 0;
+    }
+    sort_share(&shares[0]);
+    for (int i = 1; i < count; i++) {
+        if (started[i]) {
+            pthread_join(workers[i], NULL);
+        } else {
+            sort_share(&shares[i]);
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        failed |= shares[i].failed;
     }
     Py_END_ALLOW_THREADS
+    if (failed) {
+        Py_CLEAR(result);
+        PyErr_NoMemory();
+    }
 done:
-    PyMem_Free(scratch);
     for (Py_buffer *b = &scores; b; b = b == &scores ? &lengths : NULL) {
         if (b->obj) {
             PyBuffer_Release(b);
         }
     }
+    return result;
+}
+
+/* ---- {qid: {docid: value}} dicts ------------------------------------------------------------- */
+
+/* The value of a run (a float or an int, as a double) or a qrels (an int) into ``out``; 0 when it is not one
+ * (a bool, a numpy scalar, an int past 64 bits as a grade), so the Python path converts or refuses it. */
+static int nested_value(PyObject *value, int integer, uint8_t *out) {
+    if (integer) {
+        if (!PyLong_CheckExact(value)) {
+            return 0;
+        }
+        int overflow = 0;
+        long long grade = PyLong_AsLongLongAndOverflow(value, &overflow);
+        if (overflow || (grade == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return 0;
+        }
+        int64_t wide = grade;
+        memcpy(out, &wide, 8);
+        return 1;
+    }
+    if (!PyFloat_CheckExact(value) && !PyLong_CheckExact(value)) {
+        return 0;
+    }
+    double score = PyFloat_CheckExact(value) ? PyFloat_AS_DOUBLE(value) : PyLong_AsDouble(value);
+    if (score == -1.0 && PyErr_Occurred()) { /* an int too large for a double */
+        PyErr_Clear();
+        return 0;
+    }
+    memcpy(out, &score, 8);
+    return 1;
+}
+
+/* A str's UTF-8 bytes as a view; 0 when it is not an exact str or cannot be encoded (a lone surrogate). */
+static int nested_key(Chunk *chunk, uint8_t *view, PyObject *key) {
+    Py_ssize_t n;
+    const char *bytes = PyUnicode_CheckExact(key) ? PyUnicode_AsUTF8AndSize(key, &n) : NULL;
+    if (!bytes) {
+        PyErr_Clear();
+        return 0;
+    }
+    return write_view(chunk, view, (const uint8_t *)bytes, (size_t)n);
+}
+
+static PyObject *flatten_nested(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *outer, *qid, *inner, *docid, *value;
+    int integer;
+    if (!PyArg_ParseTuple(args, "O!p", &PyDict_Type, &outer, &integer)) {
+        return NULL;
+    }
+    Py_ssize_t queries = PyDict_GET_SIZE(outer), rows = 0, at = 0;
+    while (PyDict_Next(outer, &at, &qid, &inner)) {
+        if (!PyDict_CheckExact(inner)) {
+            Py_RETURN_NONE;
+        }
+        rows += PyDict_GET_SIZE(inner);
+    }
+    PyObject *qids = PyByteArray_FromStringAndSize(NULL, rows * VIEW);
+    PyObject *docids = PyByteArray_FromStringAndSize(NULL, rows * VIEW);
+    PyObject *values = PyByteArray_FromStringAndSize(NULL, rows * 8);
+    PyObject *lengths = PyByteArray_FromStringAndSize(NULL, queries * 8);
+    PyObject *result = NULL, *buffers = NULL;
+    Chunk chunk = {0};
+    if (!qids || !docids || !values || !lengths) {
+        goto done;
+    }
+    uint8_t *qid_views = (uint8_t *)PyByteArray_AS_STRING(qids), *docid_views = (uint8_t *)PyByteArray_AS_STRING(docids);
+    uint8_t *value_bytes = (uint8_t *)PyByteArray_AS_STRING(values);
+    int64_t *length = (int64_t *)PyByteArray_AS_STRING(lengths);
+    Py_ssize_t row = 0, query = 0;
+    at = 0;
+    while (PyDict_Next(outer, &at, &qid, &inner)) {
+        uint8_t first[VIEW];
+        if (!nested_key(&chunk, first, qid)) {
+            result = Py_NewRef(Py_None);
+            goto done;
+        }
+        Py_ssize_t inner_at = 0, start = row;
+        while (PyDict_Next(inner, &inner_at, &docid, &value)) {
+            if (!nested_key(&chunk, docid_views + VIEW * row, docid) || !nested_value(value, integer, value_bytes + 8 * row)) {
+                result = Py_NewRef(Py_None);
+                goto done;
+            }
+            memcpy(qid_views + VIEW * row++, first, VIEW); /* the qid's bytes are written once, its view repeated */
+        }
+        length[query++] = row - start;
+    }
+    buffers = PyList_New(1);
+    PyObject *data = buffers ? PyBytes_FromStringAndSize((const char *)chunk.data, (Py_ssize_t)chunk.data_size) : NULL;
+    if (!data) {
+        goto done;
+    }
+    PyList_SET_ITEM(buffers, 0, data);
+    result = Py_BuildValue("(nOOOOO)", rows, qids, docids, values, buffers, lengths);
+done:
+    free(chunk.data);
+    Py_XDECREF(qids);
+    Py_XDECREF(docids);
+    Py_XDECREF(values);
+    Py_XDECREF(lengths);
+    Py_XDECREF(buffers);
     return result;
 }
 
@@ -1259,7 +1424,10 @@ static PyMethodDef methods[] = {
      "threads) -> "
      "(first repeated row or -1, matched run rows, their judgment rows (both None unless matching))."},
     {"order_by_score", order_by_score, METH_VARARGS,
-     "order_by_score(scores, lengths) -> each query's rows by score, highest first, ties in input order."},
+     "order_by_score(scores, lengths, threads) -> each query's rows by score, highest first, ties in input order."},
+    {"flatten_nested", flatten_nested, METH_VARARGS,
+     "flatten_nested(dict, integer) -> (rows, qid_views, docid_views, values, buffers, lengths) or None when the "
+     "Python path must convert or refuse a key or value."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

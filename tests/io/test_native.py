@@ -17,8 +17,16 @@ from hypothesis import strategies as st
 
 from judged.engine.ranking import _matched_by_pair, _matched_by_query
 from judged.errors import InputError
-from judged.io.inputs import Qrels, Run
-from judged.io.native import QRELS_FORMAT, RUN_FORMAT, first_repeated_row, match_judgments, order_tied, parse_trec
+from judged.io.inputs import Qrels, Run, _flatten
+from judged.io.native import (
+    QRELS_FORMAT,
+    RUN_FORMAT,
+    first_repeated_row,
+    flatten_nested,
+    match_judgments,
+    order_tied,
+    parse_trec,
+)
 from judged.io.trec import _QRELS_COLUMNS, _RUN_COLUMNS, _qrels_row, _run_row, _strict, read_trec_run
 
 _native = pytest.importorskip("judged._native", reason="the native reader is not built (docs/formats.md)")
@@ -347,3 +355,56 @@ def test_a_string_longer_than_a_view_can_hold_is_left_to_the_strict_parser():
     text[: len(head)] = np.frombuffer(head, dtype=np.uint8)
     text[-len(tail) :] = np.frombuffer(tail, dtype=np.uint8)
     assert _native.parse_trec(text, 4, 6, 0, False, False, 1) is None
+
+
+_IDS = st.one_of(_WORDS, st.text(min_size=0, max_size=30))  # any str: empty, control bytes, astral planes
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.dictionaries(_IDS, st.dictionaries(_IDS, st.one_of(st.floats(allow_nan=False), st.integers(-(2**62), 2**62)),
+                                             max_size=12), max_size=6))
+def test_a_dict_of_dicts_flattens_in_c_exactly_as_the_python_loop_flattens_it(run):
+    qids, docids, scores = _flatten(run)
+    frame, lengths = flatten_nested(run, "score")
+    assert frame["qid"].to_list() == qids.to_list()
+    assert frame["docid"].to_list() == docids.to_list()
+    assert frame["score"].to_list() == [float(s) for s in scores]
+    assert lengths.tolist() == [len(docs) for docs in run.values()]
+
+
+@given(st.dictionaries(_IDS, st.dictionaries(_IDS, st.integers(-(2**63), 2**63 - 1), max_size=8), max_size=4))
+def test_grades_flatten_in_c_as_int64_exactly(qrels):
+    frame, _ = flatten_nested(qrels, "grade")
+    assert frame["grade"].to_list() == [g for docs in qrels.values() for g in docs.values()]
+
+
+@pytest.mark.parametrize(
+    ("nested", "column"),
+    [
+        ({1: {"d1": 1.0}}, "score"),  # an int qid: Python str()s it
+        ({"q1": {2: 1.0}}, "score"),  # an int docid
+        ({"q1": {"d1": np.float32(0.5)}}, "score"),  # a numpy scalar
+        ({"q1": {"d1": True}}, "grade"),  # a bool is not a grade: Python refuses it with its line
+        ({"q1": {"d1": 2.0}}, "grade"),  # an integral float: Python accepts it
+        ({"q1": {"d1": 2**64}}, "grade"),  # past int64
+        ({"q1": {"d1": 10**400}}, "score"),  # past a double
+        ({"q1": {"\ud800": 1.0}}, "score"),  # a lone surrogate has no UTF-8
+        ({"q1": [("d1", 1.0)]}, "score"),  # not a dict inside
+    ],
+)
+def test_what_c_cannot_flatten_exactly_is_left_to_the_python_path(nested, column):
+    assert flatten_nested(nested, column) is None
+
+
+def test_a_dict_run_and_qrels_evaluate_the_same_through_c_and_through_python():
+    import judged
+
+    run = {"q1": {"d1": 3.0, "d2": 3.0, "a-document-id-longer-than-twelve": 1.0}, "q2": {"é": 0.5}, "q3": {}}
+    qrels = {"q1": {"d2": 2, "a-document-id-longer-than-twelve": 1}, "q2": {"é": 1}}
+    fast = judged.evaluate(run, qrels, ["nDCG@2", "AP", "P@1"])
+    slow = judged.evaluate(Run.from_frame(pl.DataFrame(dict(zip(("qid", "docid", "score"), _flatten(run)))), "run"),
+                           qrels, ["nDCG@2", "AP", "P@1"])
+    assert fast.per_query().equals(slow.per_query())
+    # q1: d1 and d2 tie at 3.0 and trec_eval's docid-descending rule puts d2 (grade 2) first, then d1 (unjudged)
+    assert fast.value("nDCG@2", "q1") == pytest.approx(2 / (2 + 1 / np.log2(3)))
+    assert fast.value("nDCG@2", "q2") == 1.0

@@ -33,7 +33,7 @@ import numpy as np
 import polars as pl
 
 from judged.errors import InputError
-from judged.io.native import first_repeated_row
+from judged.io.native import first_repeated_row, flatten_nested
 
 RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
 QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
@@ -137,21 +137,28 @@ class Run:
     @classmethod
     def from_frame(cls, frame: pl.DataFrame, name: str, source: Source | None = None) -> Run:
         """Validate a frame with the run schema; raises :class:`InputError` naming the row."""
-        run = cls(frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items()), name, source)
-        try:
-            check_run(run)
-        except RowProblem as problem:
-            raise problem.at(source.path if source else name, None) from None
-        return run
+        return cls._checked(frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items()), name, source)
 
     @classmethod
     def from_dict(
         cls, run: Mapping[str, Mapping[str, float]], name: str = "run", source: Source | None = None
     ) -> Run:
-        """Build from the ``{qid: {docid: score}}`` shape of pytrec_eval and ranx."""
+        """Build from the ``{qid: {docid: score}}`` shape of pytrec_eval and ranx (in C when keys are ``str``)."""
+        flat = flatten_nested(run, "score")
+        if flat is not None:  # a dict's keys are distinct, so no query repeats a docid
+            return cls._checked(flat[0], name, source, distinct_pairs=True)
         qids, docids, scores = _flatten(run)
         frame = pl.DataFrame({"qid": qids, "docid": docids, "score": np.asarray(scores, dtype=np.float64)})
         return cls.from_frame(frame, name, source)
+
+    @classmethod
+    def _checked(cls, frame: pl.DataFrame, name: str, source: Source | None, distinct_pairs: bool = False) -> Run:
+        run = cls(frame, name, source)
+        try:
+            check_run(run, distinct_pairs=distinct_pairs)
+        except RowProblem as problem:
+            raise problem.at(source.path if source else name, None) from None
+        return run
 
     def __len__(self) -> int:
         return self.frame.height
@@ -203,7 +210,10 @@ class Qrels:
     def from_dict(
         cls, qrels: Mapping[str, Mapping[str, int]], name: str = "qrels", source: Source | None = None
     ) -> Qrels:
-        """Build from the ``{qid: {docid: grade}}`` shape; grades must be integers."""
+        """Build from the ``{qid: {docid: grade}}`` shape; grades must be integers (in C when keys are ``str``)."""
+        flat = flatten_nested(qrels, "grade")
+        if flat is not None:  # a dict's keys are distinct: no judgment repeats
+            return cls(flat[0], name, source)
         qids, docids, grades = _flatten(qrels)
         if not all(type(grade) is int for grade in grades):
             for i, grade in enumerate(grades):
@@ -304,8 +314,9 @@ def _check_present(frame: pl.DataFrame) -> None:
             raise RowProblem(row, f"{column} is missing", _row_text(frame, row), f"a {column} on every row")
 
 
-def check_run(run: Run) -> None:
-    """Raise :class:`RowProblem` at the first missing value, non-finite score or repeated document of a query."""
+def check_run(run: Run, *, distinct_pairs: bool = False) -> None:
+    """Raise :class:`RowProblem` at the first missing value, non-finite score or repeated document of a query
+    (not looked for when the caller knows the pairs are ``distinct_pairs``, as a dict's keys are)."""
     frame = run.frame
     _check_present(frame)
     scores = frame["score"].to_numpy()
@@ -313,7 +324,7 @@ def check_run(run: Run) -> None:
     if len(bad):
         row = int(bad[0])
         raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
-    repeat = _first_repeat(run)
+    repeat = None if distinct_pairs else _first_repeat(run)
     if repeat is not None:
         raise RowProblem(
             repeat,

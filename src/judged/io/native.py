@@ -91,15 +91,41 @@ def parse_trec(text, form: TrecFormat, mapped: bool = False) -> pl.DataFrame | N
         raise TextShrank(str(err)) from None
     if parsed is None:
         return None
-    rows, qid_views, docid_views, values, buffers = parsed
+    return _frame(*parsed, integer=form.integer, value_column=form.value_column)
+
+
+def flatten_nested(nested: object, value_column: str) -> tuple[pl.DataFrame, np.ndarray] | None:
+    """Columns ``qid, docid, <value_column>`` of a ``{qid: {docid: value}}`` dict of dicts, in its order, and
+    each qid's number of rows; ``None`` when the extension is absent or a key is not a ``str``, an inner
+    mapping not a ``dict``, or a value not a float or int (an int for ``grade``): the Python path converts or
+    refuses those with a located message.
+
+    >>> flat = flatten_nested({"q1": {"d1": 2.5, "d2": 1}, "q2": {}}, "score")
+    >>> flat is None or (flat[0].rows(), flat[1].tolist()) == ([("q1", "d1", 2.5), ("q1", "d2", 1.0)], [2, 0])
+    True
+    """
+    if _native is None or type(nested) is not dict:
+        return None
+    flat = _native.flatten_nested(nested, value_column == "grade")
+    if flat is None:
+        return None
+    *columns, lengths = flat
+    frame = _frame(*columns, integer=value_column == "grade", value_column=value_column)
+    return frame, np.frombuffer(lengths, dtype=np.int64)
+
+
+def _frame(
+    rows: int, qid_views, docid_views, values, buffers: list, *, integer: bool, value_column: str
+) -> pl.DataFrame:
+    """The C extension's string views and values as a polars frame, without copying them."""
     data = [pa.py_buffer(b) for b in buffers]
     columns = [
         pa.Array.from_buffers(pa.string_view(), rows, [None, pa.py_buffer(qid_views), *data]),
         pa.Array.from_buffers(pa.string_view(), rows, [None, pa.py_buffer(docid_views), *data]),
-        pa.Array.from_buffers(pa.int64() if form.integer else pa.float64(), rows, [None, pa.py_buffer(values)]),
+        pa.Array.from_buffers(pa.int64() if integer else pa.float64(), rows, [None, pa.py_buffer(values)]),
     ]
     # As a record batch, polars takes the columns without importing pyarrow.compute (20 ms at start-up).
-    return pl.DataFrame(pa.RecordBatch.from_arrays(columns, names=["qid", "docid", form.value_column]))
+    return pl.DataFrame(pa.RecordBatch.from_arrays(columns, names=["qid", "docid", value_column]))
 
 
 def first_repeated_row(docids: pl.Series, offsets: np.ndarray) -> int | None:
@@ -157,7 +183,7 @@ def order_by_score(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     if _native is None:
         query = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         return np.lexsort((-scores, query)).astype(np.int64)
-    return np.frombuffer(_native.order_by_score(scores, _int64(lengths)), dtype=np.int64)
+    return np.frombuffer(_native.order_by_score(scores, _int64(lengths), pl.thread_pool_size()), dtype=np.int64)
 
 
 def order_tied(
