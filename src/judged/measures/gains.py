@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from judged.measures.spec import Gain
+from judged.engine.view import RankedView
+from judged.errors import MeasureError
+from judged.measures.spec import Gain, Measure
 
 
 def gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
@@ -37,3 +39,53 @@ def discounts(ranks: np.ndarray) -> np.ndarray:
 def cumulative_discounts(length: int) -> np.ndarray:
     """``D[r]`` = sum of the discounts of ranks 0..r-1, with ``D[0] = 0`` (for tie averaging)."""
     return np.concatenate(([0.0], np.cumsum(discounts(np.arange(length)))))
+
+
+def scale_of(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per query, the top grade of the measure's scale: ``max_rel``, or with ``max_rel=query`` the query's
+    highest judged grade (at least 1, so a query judged all 0 keeps its gains of 0).
+
+    Every judged grade above it is refused with a :class:`~judged.errors.MeasureError`: a gain above the
+    top of the scale is what cwl-eval and a stopping probability cannot express.
+    """
+    top = np.full(view.num_queries, -1, dtype=np.int64)
+    counts = np.diff(view.ideal_offsets)
+    nonempty = counts > 0
+    top[nonempty] = view.ideal_grade[view.ideal_offsets[:-1][nonempty]]  # ideal grades are sorted descending
+    if measure.max_rel == "query":
+        return np.maximum(top, 1)
+    if (top > measure.max_rel).any():
+        worst = int(np.argmax(top))
+        raise MeasureError(
+            f"{measure.name} needs every judged grade <= max_rel={measure.max_rel}, so that gains lie in [0, 1]; "
+            f"query {view.qids[worst]!r} has grade {int(top[worst])}. Set max_rel to the top grade of the "
+            "scale (or max_rel=query).")
+    return np.full(view.num_queries, measure.max_rel, dtype=np.int64)
+
+
+def scaled_gains(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per row, the gain of its grade divided by the gain of the top grade of the scale, in [0, 1].
+
+    Unjudged rows gain 0. A gain map must give the top grade a positive gain and no grade a gain
+    outside [0, that gain]; anything else is refused, as cwl-eval refuses gains outside [0, 1].
+
+    >>> from judged.engine.ranking import build_view
+    >>> from judged.io.inputs import Qrels, Run
+    >>> from judged.measures import parse
+    >>> run, qrels = Run.from_dict({"q": {"a": 2.0, "b": 1.0, "u": 0.5}}), Qrels.from_dict({"q": {"a": 1, "b": 3}})
+    >>> view = build_view(run, qrels)
+    >>> scaled_gains(view, parse("SDCG(max_rel=3)@3")).tolist()
+    [0.3333333333333333, 1.0, 0.0]
+    """
+    scale = scale_of(view, measure)
+    level_gains = gains(np.arange(int(scale.max(initial=1)) + 1), measure.gain)
+    used = np.unique(scale)
+    top = level_gains[used]
+    if (top <= 0).any() or (np.minimum.accumulate(level_gains)[used] < 0).any() or (
+            np.maximum.accumulate(level_gains)[used] > top).any():
+        raise MeasureError(
+            f"{measure.name} needs gains in [0, 1]: with gain={measure.gain}, every grade from 0 to the top of the "
+            f"scale (max_rel={measure.max_rel}) must gain between 0 and the top grade's gain, which must be "
+            "positive.")
+    row_scale = np.repeat(level_gains[scale], np.diff(view.offsets))
+    return np.where(view.judged, gains(view.grade, measure.gain) / row_scale, 0.0)

@@ -1,0 +1,71 @@
+"""Rank-biased precision and its residual (Moffat & Zobel 2008, ACM TOIS 27(1)).
+
+A user reads rank 1, then goes on from each rank to the next with
+probability ``p``; RBP is the expected gain per document read:
+RBP = (1 - p) * sum_i p^(i-1) * g_i, with g_i the document's gain scaled to
+[0, 1] (``gain(grade) / gain(max_rel)``; binary judgments gain 0 or 1).
+Unjudged documents gain 0, so RBP is a lower bound, and the residual
+RBP_resid says how much higher it could be: the weight of every unjudged
+document in the top k plus the weight of every rank the run left empty,
+(1 - p) * sum_{unjudged i} p^(i-1) + p^n - p^k, n the documents retrieved in
+the top k (p^k = 0 without a cutoff). The true RBP lies in
+[RBP, RBP + RBP_resid] whatever the unjudged documents turn out to be.
+
+With p = 0.5 and gains [1, 0, unjudged]: RBP = 0.5 * (1 + 0) = 0.5 and
+RBP_resid = 0.5 * 0.25 + 0.5^3 = 0.25.
+
+trec_eval's ``rbp`` is ``RBP(p=0.9,max_rel=query)``; its ``rbp_resid`` is 0
+when no unjudged document was retrieved (it leaves out the empty ranks then).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from judged.engine.view import RankedView
+from judged.measures.gains import scaled_gains
+from judged.measures.registry import family
+from judged.measures.spec import Measure
+from judged.measures.views import measure_view, tie_weights
+
+_PARAMS = ("gain", "unjudged", "ties", "p", "max_rel")
+
+
+def persistence_weights(view: RankedView, measure: Measure, values: np.ndarray) -> np.ndarray:
+    """Per query, sum over the top k of (1 - p) p^(rank) * value (0-based rank), under the tie rule."""
+    p = measure.p
+    if measure.ties == "average":
+        longest = int(view.lengths.max(initial=0))
+        cumulative = 1.0 - p ** np.arange(longest + 1, dtype=np.float64)  # credit of ranks 0..r-1
+        return view.top(None).sum(values * tie_weights(view, measure.cutoff, cumulative))
+    top = view.top(measure.cutoff)
+    return top.sum(top.take(values) * (1.0 - p) * p ** top.positions.astype(np.float64))
+
+
+@family(
+    "RBP",
+    params=_PARAMS,
+    summary="rank-biased precision (Moffat & Zobel 2008): expected scaled gain per document read by a user who "
+    "goes on from each rank with probability p; a lower bound when documents are unjudged (see RBP_resid)",
+    formula="(1-p) sum_{i<=k} p^(i-1) g_i, g_i = gain(grade_i) / gain(max_rel) in [0, 1]",
+)
+def rbp(view: RankedView, measure: Measure) -> np.ndarray:
+    view = measure_view(view, measure)
+    return persistence_weights(view, measure, scaled_gains(view, measure))
+
+
+@family(
+    "RBP_resid",
+    aliases=("RBPResid",),
+    params=_PARAMS,
+    summary="the residual of RBP (Moffat & Zobel 2008): how much RBP would rise if every unjudged document in the "
+    "top k, and every rank the run left empty, had the top gain",
+    formula="(1-p) sum_{unjudged i<=k} p^(i-1) + p^n - p^k; n = retrieved in the top k, p^k = 0 without @k",
+)
+def rbp_residual(view: RankedView, measure: Measure) -> np.ndarray:
+    view = measure_view(view, measure)
+    scaled_gains(view, measure)  # refuses grades above the scale, as RBP does
+    unjudged = persistence_weights(view, measure, (~view.judged).astype(np.float64))
+    retrieved = view.top(measure.cutoff).counts.astype(np.float64)
+    beyond = 0.0 if measure.cutoff is None else measure.p ** float(measure.cutoff)
+    return unjudged + measure.p ** retrieved - beyond
