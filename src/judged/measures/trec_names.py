@@ -30,41 +30,75 @@ DEFAULT_CUTOFFS = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
 
 @dataclass(frozen=True)
 class Entry:
-    """One trec_eval table entry judged computes: the judged family, and its cutoffs when it takes any."""
+    """One trec_eval table entry judged computes: the judged family and how trec_eval's parameters set it.
+
+    ``cutoffs`` are the default rank cutoffs (``P_10``); ``levels`` the default
+    values of the number convention ``level`` (``iprec_at_recall_0.10`` sets
+    ``recall``, printed ``%3.2f`` as trec_eval does); ``coefficients`` the
+    conventions one parameter list sets in order (``utility.2,-1,0,0``; a
+    ``None`` slot is a coefficient judged does not offer, accepted only at 0),
+    printed as written. ``per_query`` is False for what trec_eval prints in
+    the summary only (gm_map, gm_bpref, num_q).
+    """
 
     family: str
     cutoffs: tuple[int, ...] | None = None
+    level: str | None = None
+    levels: tuple[float, ...] = ()
+    coefficients: tuple[str | None, ...] = ()
+    per_query: bool = True
 
+
+#: trec_eval's default recall levels (m_iprec_at_recall.c) and multiples of R (m_Rprec_mult.c).
+RECALL_LEVELS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+R_MULTIPLES = (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0)
 
 #: trec_eval's measure table, in its own order (the order trec_eval prints), for the entries judged computes.
+#: trec_eval 10's order around the entries judged leaves out: runid first, relstring after P, yaap, rbp and
+#: rbp_resid just before unj.
 TABLE: dict[str, Entry] = {
+    "num_q": Entry("NumQ", per_query=False),
     "num_ret": Entry("NumRet"),
     "num_rel": Entry("NumRel"),
     "num_rel_ret": Entry("NumRelRet"),
     "map": Entry("AP"),
+    "gm_map": Entry("GMAP", per_query=False),
     "Rprec": Entry("Rprec"),
     "bpref": Entry("Bpref"),
     "recip_rank": Entry("RR"),
+    "iprec_at_recall": Entry("IPrec", level="recall", levels=RECALL_LEVELS),
     "P": Entry("P", DEFAULT_CUTOFFS),
     "recall": Entry("R", DEFAULT_CUTOFFS),
+    "infAP": Entry("infAP"),
+    "gm_bpref": Entry("GMBpref", per_query=False),
+    "Rprec_mult": Entry("Rprec_mult", level="mult", levels=R_MULTIPLES),
+    "utility": Entry("Utility", coefficients=("rel_ret", "nonrel_ret", "rel_missed", None)),
+    "11pt_avg": Entry("IPrec11pt"),
+    "binG": Entry("binG"),
     "ndcg": Entry("nDCG"),
     "ndcg_cut": Entry("nDCG", DEFAULT_CUTOFFS),
     "map_cut": Entry("AP", DEFAULT_CUTOFFS),
+    "relative_P": Entry("RelP", DEFAULT_CUTOFFS),
     "success": Entry("Success", (1, 5, 10)),
     "set_P": Entry("P"),
+    "set_relative_P": Entry("RelP"),
     "set_recall": Entry("R"),
+    "set_map": Entry("SetAP"),
+    "set_F": Entry("SetF", coefficients=("beta",)),
+    "num_nonrel_judged_ret": Entry("NumNonRelJudgedRet"),
+    "unj": Entry("Unjudged", (5, 10, 20)),
 }
 
-_NAME = re.compile(r"(?P<entry>[A-Za-z_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
+_NAME = re.compile(r"(?P<entry>[A-Za-z0-9_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
 
 
 @dataclass(frozen=True)
 class TrecName:
-    """A measure as trec_eval prints it: the printed name, its table entry and its cutoff (0 for none)."""
+    """A measure as trec_eval prints it: the printed name, its table entry and its cutoff or level (0 for none)."""
 
     printed: str
     entry: str
-    cutoff: int
+    cutoff: float
 
 
 def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> list[tuple[str, Measure]]:
@@ -89,9 +123,16 @@ def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> lis
     if table_name == "ndcg" and params:
         measure = _with_flags(Measure("nDCG", gain=_gain_map(params, name)), rel, judged_only)
         return [(f"ndcg_{params}", measure)]
+    if entry.level is not None:
+        levels = _numbers(params, name) if params else entry.levels
+        return [(f"{table_name}_{v:3.2f}", _with_flags(_make(entry.family, {entry.level: v}, name), rel, judged_only))
+                for v in sorted(set(levels))]
+    if entry.coefficients and params:
+        measure = _make(entry.family, _coefficients(entry, _numbers(params, name), name), name)
+        return [(f"{table_name}_{params}", _with_flags(measure, rel, judged_only))]
     if entry.cutoffs is None:
         if params:
-            raise UsageError(f"trec_eval measure {table_name} takes no parameters. Got {name!r}.")
+            raise UsageError(f"trec_eval measure {table_name} takes no parameters in judged. Got {name!r}.")
         return [(table_name, _with_flags(Measure(entry.family), rel, judged_only))]
     cutoffs = _cutoffs(params, name) if params else entry.cutoffs
     return [(f"{table_name}_{k}", _with_flags(Measure(entry.family, k), rel, judged_only)) for k in cutoffs]
@@ -113,9 +154,22 @@ def to_trec_eval(measure: Measure) -> TrecName:
         pairs = ",".join(f"{g}={_number(v)}" for g, v in measure.gain.mapping)
         return TrecName(f"ndcg_{pairs}", "ndcg", 0)
     for entry_name, entry in TABLE.items():
-        if entry.family == name and (entry.cutoffs is None) == (k is None):
-            return TrecName(entry_name if k is None else f"{entry_name}_{k}", entry_name, k or 0)
+        if entry.family != name or (entry.cutoffs is None) != (k is None):
+            continue
+        if entry.level is not None:
+            level = float(getattr(measure, entry.level))
+            return TrecName(f"{entry_name}_{level:3.2f}", entry_name, level)
+        if entry.coefficients:
+            return TrecName(_coefficient_name(entry_name, entry, measure), entry_name, 0)
+        return TrecName(entry_name if k is None else f"{entry_name}_{k}", entry_name, k or 0)
     raise _refuse(measure, f"{name}{'@' + str(k) if k else ''}", "trec_eval has no such measure")
+
+
+def _coefficient_name(entry_name: str, entry: Entry, measure: Measure) -> str:
+    """``utility`` at trec_eval's default coefficients, else ``utility_2,-1,0`` with judged's values (and 0s)."""
+    values = [getattr(measure, c) if c else 0.0 for c in entry.coefficients]
+    defaults = [getattr(Measure(entry.family), c) if c else 0.0 for c in entry.coefficients]
+    return entry_name if values == defaults else f"{entry_name}_{','.join(_number(v) for v in values)}"
 
 
 def gain_problem(gain: Gain, cutoff: int | None) -> str | None:
@@ -141,6 +195,9 @@ def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:
     if judged_only and measure.name == "NumRet":
         raise UsageError("num_ret under trec_eval's -J counts only the judged documents retrieved; judged's NumRet "
                          "counts every retrieved document and has no unjudged=drop. Leave num_ret out, or -J.")
+    if judged_only and measure.name == "Unjudged":
+        raise UsageError("unj under trec_eval's -J is 0 by construction: -J removes every unjudged document "
+                         "before unj counts them. Leave unj out, or -J.")
     changes: dict[str, object] = {}
     if "rel" in params:
         changes["rel"] = rel
@@ -157,6 +214,37 @@ def _cutoffs(params: str, name: str) -> list[int]:
     if any(k < 1 for k in cutoffs):
         raise UsageError(f"trec_eval cutoffs must be integers >= 1, as in P.5,10. Got {name!r}.")
     return list(dict.fromkeys(cutoffs))
+
+
+def _numbers(params: str, name: str) -> list[float]:
+    """trec_eval's comma-separated numbers (``.10,.20``, ``2,-1,0,0``), read as its atof would for well-formed ones."""
+    try:
+        return [float(p) for p in params.split(",")]
+    except ValueError:
+        raise UsageError(f"trec_eval parameters must be numbers separated by commas, as in "
+                         f"iprec_at_recall.0.1,0.5. Got {name!r}.") from None
+
+
+def _make(family: str, values: dict[str, float], name: str) -> Measure:
+    try:
+        return Measure(family, **values)  # type: ignore[arg-type]
+    except MeasureError as err:
+        raise UsageError(f"cannot read trec_eval measure {name!r}: {err}") from None
+
+
+def _coefficients(entry: Entry, values: list[float], name: str) -> dict[str, float]:
+    if len(values) != len(entry.coefficients):
+        raise UsageError(f"trec_eval measure {name.split('.')[0]} takes {len(entry.coefficients)} "
+                         f"coefficient(s). Got {name!r}.")
+    out = {}
+    for convention, value in zip(entry.coefficients, values, strict=True):
+        if convention is None:
+            if value != 0:
+                raise UsageError(f"{name}: a non-zero worth for non-relevant documents not retrieved needs the "
+                                 "collection size (trec_eval's -N), which judged does not take; give it as 0.")
+        else:
+            out[convention] = value
+    return out
 
 
 def _gain_map(params: str, name: str) -> Gain:

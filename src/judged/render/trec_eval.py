@@ -47,7 +47,7 @@ def render_trec_eval(results: Sequence[Result], per_query: bool = True) -> str:
                 qid = result.qids[i]
                 for name, m in named:
                     value = result.values[m][i]
-                    if not np.isnan(value):
+                    if TABLE[name.entry].per_query and not np.isnan(value):  # gm_map, num_q: summary only
                         out.append(_line(name.printed, qid, value, m))
         for name, m in named:
             out.append(_line(name.printed, "all", result.aggregate[m], m))
