@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from judged.cli.store_common import db_option, open_store, table
+from judged.errors import JudgedError
 
 
 @click.group("db")
@@ -54,3 +55,43 @@ def status_command(db):
                   sum(n for state, n in s.counts.items() if state not in ("unjudged", "cannot_judge")))
                  for s in sets],
             ), nl=False)
+
+
+@db_command.command("verify")
+@db_option
+def verify_command(db):
+    """Prove the store's history: recompute the judgment log's and adjudications' hash chains and every
+    frozen set's content hash. Exits 1, naming where it breaks, when anything was changed behind the store.
+
+    \b
+    Example:
+      judged db verify
+    """
+    with open_store(db, must_exist=True) as store:
+        report = store.verify()
+        click.echo(f"store: {store.url}")
+    for c in report.chains:
+        click.echo(f"{c.table}: {c.events} event(s) chained" + (f", head {c.head}" if c.head and c.ok else ""))
+    click.echo(f"judgment sets: {report.sets} checked")
+    if not report.ok:
+        raise JudgedError("the store's history does not verify:\n  " + "\n  ".join(report.problems))
+    click.echo("ok: the history is the one the store wrote")
+
+
+@db_command.command("grant")
+@click.argument("role")
+@db_option
+def grant_command(role, db):
+    """PostgreSQL: let ROLE (the web app's) read and append to the store, never rewrite it.
+
+    Run it as the role that owns the tables (the one that ran `judged db upgrade`). ROLE gets SELECT
+    and INSERT, UPDATE and DELETE only on the web accounts' tables; not owning the tables, it cannot
+    disable the append-only triggers. See docs/judgments.md, "Deploying on PostgreSQL".
+
+    \b
+    Example:
+      judged db grant judged_app --db postgresql://judged_owner@db.internal/judgments
+    """
+    with open_store(db, must_exist=True) as store:
+        store.grant_app_role(role)
+        click.echo(f"{store.url}: granted {role} SELECT and INSERT (UPDATE and DELETE on web accounts only)")

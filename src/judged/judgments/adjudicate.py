@@ -12,9 +12,9 @@ from collections import defaultdict
 import sqlalchemy as sa
 
 from judged.errors import UsageError
+from judged.judgments import chain
 from judged.judgments import schema as t
 from judged.judgments.catalog import ensure_assessors, level_grades, rubric_by_id
-from judged.judgments.engine import insert_new
 from judged.judgments.log import current_events, event_id
 from judged.judgments.model import Adjudication, AssessorLabel, Disagreement, as_utc, check_id, now
 
@@ -37,10 +37,12 @@ def adjudicate(
     ensure_assessors(connection, [adjudicator])
     row = {"event_id": event_id(event), "qid": qid, "docid": docid, "adjudicator": adjudicator, "grade": grade,
            "note": note, "rubric_id": rubric, "created": now()}
-    if not insert_new(connection, _a, [row], ["event_id"]):
-        stored = connection.execute(sa.select(_a).where(_a.c.event_id == row["event_id"])).mappings().one()
-        if any(stored[c] != row[c] for c in ("qid", "docid", "adjudicator", "grade", "note", "rubric_id")):
-            raise UsageError(f"event id {row['event_id']} is already stored for a different adjudication.")
+    chain.lock(connection, "adjudications")
+    stored = connection.execute(sa.select(_a).where(_a.c.event_id == row["event_id"])).mappings().first()
+    if stored is None:
+        chain.append(connection, _a, [row])
+    elif any(stored[c] != row[c] for c in ("qid", "docid", "adjudicator", "grade", "note", "rubric_id")):
+        raise UsageError(f"event id {row['event_id']} is already stored for a different adjudication.")
     return _adjudication(connection.execute(_select().where(_a.c.event_id == row["event_id"])).mappings().one())
 
 

@@ -68,6 +68,7 @@ def _sqlite_connect(dbapi_connection, _record) -> None:
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.execute("PRAGMA recursive_triggers = ON")  # a REPLACE fires the delete triggers (0003 also refuses it)
     _switch_to_wal(cursor)
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.close()

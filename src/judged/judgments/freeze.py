@@ -15,6 +15,8 @@ The set's content hash is the sha256 of its canonical qrels export: lines
 ``\\n`` after every line. ``sha256sum`` of an exported file therefore equals
 the hash, and evaluating that file or the set records the same sha256.
 Freezing a name again creates the next version, unless nothing changed.
+Every read of a set recomputes that hash from its stored pairs and refuses
+a set whose pairs no longer match it (:func:`check_content`).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
 from judged.judgments.catalog import rubric_id, rubric_spec
+from judged.judgments.chain import lock
 from judged.judgments.log import current_events
 from judged.judgments.model import JudgmentSet, as_utc, check_id, now
 from judged.judgments.pools import membership, pool_runs
@@ -58,8 +61,7 @@ def freeze(
     if "@" in name:
         raise UsageError(f"a judgment set name cannot contain '@' (it separates the version). Got {name!r}.")
     check_resolve(resolve)
-    if connection.dialect.name == "postgresql":
-        connection.exec_driver_sql("LOCK TABLE judgment_sets IN SHARE ROW EXCLUSIVE MODE")
+    lock(connection, "judgment_sets")  # concurrent freezes queue up (an advisory lock: no table privilege needed)
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
     rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled)
@@ -81,12 +83,16 @@ def freeze(
     if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):
         return Frozen(previous, False)
     version = previous.version + 1 if previous else 1
+    seal = rows[-1]  # stored last: once it is, the set takes no more pairs (the triggers of migration 0003)
     set_id = connection.execute(
         sa.insert(t.judgment_sets)
-        .values(name=name, version=version, rubric_id=rubric, created=now(), **content)
+        .values(name=name, version=version, rubric_id=rubric, created=now(), seal_qid=seal["qid"],
+                seal_docid=seal["docid"], **content)
         .returning(t.judgment_sets.c.id)
     ).scalar_one()
-    connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **row} for row in rows])
+    if len(rows) > 1:
+        connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **row} for row in rows[:-1]])
+    connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **seal}])
     return Frozen(load(connection, f"{name}@{version}"), True)
 
 
@@ -190,7 +196,7 @@ def load(connection: sa.Connection, spec: str) -> JudgmentSet:
     sets = t.judgment_sets
     statement = sa.select(sets).where(sets.c.name == name).order_by(sets.c.version.desc()).limit(1)
     if version:
-        if not version.isdigit():
+        if not (version.isascii() and version.isdigit() and len(version) <= 9):  # versions are 32-bit integers
             raise UsageError(f"a judgment set is NAME or NAME@VERSION with an integer version. Got {spec!r}.")
         statement = statement.where(sets.c.version == int(version))
     row = connection.execute(statement).mappings().first()
@@ -202,11 +208,30 @@ def load(connection: sa.Connection, spec: str) -> JudgmentSet:
         .where(t.judgment_set_pairs.c.set_id == row["id"])
         .group_by(t.judgment_set_pairs.c.state)
     )
+    check_content(connection, row["id"], f"{row['name']}@{row['version']}", row["content_hash"])
     return JudgmentSet(
         name=row["name"], version=row["version"], content_hash=row["content_hash"], created=as_utc(row["created"]),
         policy=row["policy"], pool=row["pool"], pool_hash=row["pool_hash"], pool_runs=tuple(row["pool_runs"]),
         rubric=rubric_spec(connection, row["rubric_id"]), counts=dict(sorted(states.all())),
     )
+
+
+def check_content(connection: sa.Connection, set_id: int, spec: str, content_hash: str) -> None:
+    """Recompute a stored set's content hash from its pairs; raise :class:`JudgedError` when it differs.
+
+    Every read of a set goes through :func:`load`, which calls this: a set whose pairs were changed
+    behind the store (the triggers refuse it through any connection that keeps them) is never used.
+    """
+    p = t.judgment_set_pairs
+    rows = connection.execute(
+        sa.select(p.c.qid, p.c.docid, p.c.grade).where(p.c.set_id == set_id, p.c.grade.is_not(None))
+    ).mappings()
+    found = hashlib.sha256(qrels_text([dict(r) for r in rows]).encode()).hexdigest()
+    if found != content_hash:
+        raise JudgedError(
+            f"judgment set {spec} is damaged: its pairs hash to {found[:12]}, not to its recorded content hash "
+            f"{content_hash[:12]}; it was changed after it was frozen, so it is not used (`judged db verify`)"
+        )
 
 
 def pairs(connection: sa.Connection, judgment_set: JudgmentSet) -> list[dict]:

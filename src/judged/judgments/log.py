@@ -9,7 +9,9 @@ current label therefore brings back the one before it.
 
 Every event has an id (a UUID). A client that supplies it can retry a write
 safely: an event whose id is already stored is not stored again, and a retry
-whose content differs from what is stored is refused.
+whose content differs from what is stored is refused. Writers take the log's
+append lock first (:func:`judged.judgments.chain.lock`), so each new event is
+chained to the last one committed.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ import polars as pl
 import sqlalchemy as sa
 
 from judged.errors import UsageError
+from judged.judgments import chain
 from judged.judgments import schema as t
 from judged.judgments.catalog import ensure_assessors, level_grades, rubric_by_id, rubric_id
-from judged.judgments.engine import insert_new
 from judged.judgments.model import Judgment, NewJudgment, Recorded, as_utc, check_id, now
 
 LABELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "assessor": pl.String, "grade": pl.Int64}
@@ -52,18 +54,20 @@ def record(connection: sa.Connection, entries: Iterable[NewJudgment], default_ru
     rubrics: dict[str | None, tuple[int | None, tuple[int, ...] | None]] = {}
     inserted = already = 0
     iterator = iter(entries)
+    chain.lock(connection, "judgments")  # held to the end: what is stored now cannot change under these writes
     while chunk := list(islice(iterator, _CHUNK)):
         rows = [_row(entry, _rubric(connection, entry.rubric, default_rubric, rubrics)) for entry in chunk]
         ensure_assessors(connection, (row["assessor"] for row in rows))
-        stored = {key for (key,) in insert_new(connection, _j, rows, ["event_id"])}
-        seen: set[str] = set()
-        retried = []
+        ids = [row["event_id"] for row in rows]
+        seen = set(connection.execute(sa.select(_j.c.event_id).where(_j.c.event_id.in_(ids))).scalars())
+        new: list[dict] = []
+        retried: list[dict] = []
         for row in rows:  # stored before, or repeated within this chunk: a retry, checked against what is stored
-            if row["event_id"] not in stored or row["event_id"] in seen:
-                retried.append(row)
+            (retried if row["event_id"] in seen else new).append(row)
             seen.add(row["event_id"])
+        chain.append(connection, _j, new)
         _check_retries(connection, retried)
-        inserted += len(stored)
+        inserted += len(new)
         already += len(retried)
     return Recorded(inserted, already)
 
@@ -127,6 +131,7 @@ def _check_retries(connection: sa.Connection, rows: list[dict]) -> None:
 def undo(connection: sa.Connection, qid: str, docid: str, assessor: str, event: str | None) -> Judgment:
     """Withdraw the assessor's current label of the pair (a retry with the same ``event`` id undoes once)."""
     ident = event_id(event)
+    chain.lock(connection, "judgments")
     earlier = by_event_id(connection, ident)
     if earlier is not None:
         return _same_undo(earlier, qid, docid, assessor)
@@ -137,8 +142,7 @@ def undo(connection: sa.Connection, qid: str, docid: str, assessor: str, event: 
         "event_id": ident, "qid": qid, "docid": docid, "assessor": assessor, "kind": "undo",
         "undoes": target.event_id, "rubric_id": None, "created": now(),
     }
-    if not insert_new(connection, _j, [row], ["event_id"]):  # a concurrent retry of this undo stored it first
-        return _same_undo(stored(connection, ident), qid, docid, assessor)
+    chain.append(connection, _j, [row])
     return stored(connection, ident)
 
 

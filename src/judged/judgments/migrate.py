@@ -24,9 +24,12 @@ import sqlalchemy as sa
 
 from judged.errors import UsageError
 from judged.judgments.engine import writing
+from judged.judgments.model import check_id
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 _LOCK_KEY = 0x6A75646765640001  # PostgreSQL advisory lock: "judged" + 1, held while migrating
+#: The only tables whose rows the web app updates or deletes: accounts, sessions, login attempts.
+APP_UPDATES = ("users", "web_sessions", "login_attempts")
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,26 @@ def upgrade(engine: sa.Engine) -> tuple[str, ...]:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
     return pending
+
+
+def grant_app_role(engine: sa.Engine, role: str) -> None:
+    """Grant PostgreSQL ``role`` what the web app and the commands need, and nothing that could rewrite history.
+
+    Run as the role that owns the tables (it created and migrated them). ``role`` gets SELECT and
+    INSERT on every table, UPDATE and DELETE only on :data:`APP_UPDATES`, and the sequences; not
+    owning the tables, it can neither disable nor drop the append-only triggers, nor migrate.
+    """
+    if engine.dialect.name != "postgresql":
+        raise UsageError("roles are PostgreSQL's: an SQLite store is protected by its file's permissions.")
+    check_id(role, "a role name")
+    quote = engine.dialect.identifier_preparer.quote
+    with writing(engine) as connection:
+        schema = quote(connection.exec_driver_sql("SELECT current_schema()").scalar_one())
+        who = quote(role)
+        for statement in (
+            f"GRANT USAGE ON SCHEMA {schema} TO {who}",
+            f"GRANT SELECT, INSERT ON ALL TABLES IN SCHEMA {schema} TO {who}",
+            f"GRANT UPDATE, DELETE ON {', '.join(f'{schema}.{quote(t)}' for t in APP_UPDATES)} TO {who}",
+            f"GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {schema} TO {who}",
+        ):
+            connection.exec_driver_sql(statement)

@@ -4,9 +4,11 @@ The database itself is only ever changed by the migrations in
 ``judged/judgments/migrations/versions/``; a test checks that applying them
 yields exactly these tables (``alembic.autogenerate.compare_metadata``).
 
-Judgment and adjudication rows are events: inserted, never updated or
-deleted (the migrations add triggers that refuse both). Frozen judgment sets
-are immutable the same way.
+Judgment and adjudication rows are events: inserted, never updated,
+replaced or deleted (the migrations add triggers that refuse all three), and
+hash-chained (``chain_hash``, see :mod:`judged.judgments.chain`). Frozen
+judgment sets are immutable the same way, and a set takes no pair after its
+``seal`` pair, the one freezing stores last.
 
 >>> sorted(metadata.tables)[:4]
 ['adjudications', 'assessors', 'assignments', 'documents']
@@ -134,6 +136,7 @@ judgments = sa.Table(
     sa.Column("rubric_id", sa.Integer, sa.ForeignKey("rubrics.id")),
     sa.Column("undoes", sa.String(36), sa.ForeignKey("judgments.event_id"), unique=True),
     _created(),
+    sa.Column("chain_hash", sa.String(64)),
     sa.CheckConstraint(
         "(kind = 'grade' AND grade IS NOT NULL AND reason IS NULL AND undoes IS NULL)"
         " OR (kind = 'cannot_judge' AND grade IS NULL AND reason IS NOT NULL AND undoes IS NULL)"
@@ -155,6 +158,7 @@ adjudications = sa.Table(
     sa.Column("note", sa.Text, nullable=False),
     sa.Column("rubric_id", sa.Integer, sa.ForeignKey("rubrics.id")),
     _created(),
+    sa.Column("chain_hash", sa.String(64)),
     sa.Index("ix_adjudications_pair", "qid", "docid", "id"),
 )
 
@@ -171,6 +175,8 @@ judgment_sets = sa.Table(
     sa.Column("policy", sa.JSON, nullable=False),
     sa.Column("rubric_id", sa.Integer, sa.ForeignKey("rubrics.id")),
     _created(),
+    sa.Column("seal_qid", sa.String),
+    sa.Column("seal_docid", sa.String),
     sa.UniqueConstraint("name", "version", name="uq_judgment_sets_name_version"),
 )
 

@@ -35,6 +35,7 @@ from judged.judgments.model import (
     Recorded,
 )
 from judged.judgments.qrels_import import qrels_entries
+from judged.judgments.verify import Verification, verify
 from judged.rubric import Rubric
 
 
@@ -113,6 +114,15 @@ class Store:
     def upgrade(self) -> tuple[str, ...]:
         """Apply pending migrations; returns the revisions applied."""
         return migrate.upgrade(self.engine)
+
+    def verify(self) -> Verification:
+        """Check the hash chains of the log and adjudications and every frozen set (``judged db verify``)."""
+        with reading(self.engine) as connection:
+            return verify(connection)
+
+    def grant_app_role(self, role: str) -> None:
+        """PostgreSQL: let ``role`` (the web app's) read and append, never rewrite (:func:`migrate.grant_app_role`)."""
+        migrate.grant_app_role(self.engine, role)
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for ``judged db status``."""
