@@ -9,10 +9,22 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform
+import re
 import sys
 from collections.abc import Mapping, Sequence
 
 from judged.version import __version__
+
+_URL_PASSWORD = re.compile(r"(://[^/:@\s]*):[^@/\s]*@")
+
+
+def masked_command(command: Sequence[str] | None) -> list[str] | None:
+    """The command line as recorded: any password in a URL (``--db postgresql://u:pw@host/db``) shown as ``***``.
+
+    >>> masked_command(["judged", "eval", "--db=postgresql://ana:s3cret@db/j", "run.txt"])
+    ['judged', 'eval', '--db=postgresql://ana:***@db/j', 'run.txt']
+    """
+    return None if command is None else [_URL_PASSWORD.sub(r"\1:***@", part) for part in command]
 
 
 def provenance_record(
@@ -43,7 +55,7 @@ def provenance_record(
     record: dict[str, object] = {
         "judged_version": __version__,
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "command": list(command) if command is not None else None,
+        "command": masked_command(command),
         "python": platform.python_version(),
         "platform": sys.platform,
     }

@@ -18,6 +18,7 @@ import polars as pl
 from judged.analysis.explain import Explanation, explain
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
+from judged.engine.provenance import masked_command
 from judged.engine.result import Result
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
@@ -216,7 +217,7 @@ def _provenance(results, comparison: Comparison, created: str, command, explain_
         "report": {
             "judged_version": __version__,
             "created": created,
-            "command": list(command) if command is not None else None,
+            "command": masked_command(command),
             "statistics": {
                 "permutations": comparison.permutations,
                 "resamples": comparison.resamples,
