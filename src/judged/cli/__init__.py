@@ -19,9 +19,11 @@ from judged.errors import InputError, JudgedError, UsageError
 # the store, Spark and scipy.stats are not loaded to evaluate a run. Name -> "module:attribute".
 COMMANDS = {
     "eval": "eval_command:eval_command",
+    "trec_eval": "trec_eval_command:trec_eval_command",
     "compare": "compare_command:compare_command",
     "report": "report_command:report_command",
     "bounds": "bounds_command:bounds_command",
+    "settle": "settle_command:settle_command",
     "explain": "explain_command:explain_command",
     "sensitivity": "sensitivity_command:sensitivity_command",
     "measures": "measures_command:measures_command",

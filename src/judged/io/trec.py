@@ -24,6 +24,7 @@ import gzip
 import math
 import mmap
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
@@ -170,8 +171,30 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
     rows: list[tuple] = []
     lines: list[int] = []
     tag = None
+    exact = columns is _QRELS_COLUMNS
+    for number, fields, text in trec_lines(path, indented_comments=columns is _RUN_COLUMNS):
+        check_field_count(fields, columns, exact, path, number, text)
+        rows.append(convert(fields, path, number, text))
+        lines.append(number)
+        if columns is _RUN_COLUMNS:
+            tag = fields[5]
+    if not rows:
+        raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
+    schema = RUN_SCHEMA if len(columns) == 6 else QRELS_SCHEMA
+    frame = pl.DataFrame(rows, schema=schema, orient="row")
+    return frame, tag, lines
+
+
+def trec_lines(path: str, *, indented_comments: bool) -> Iterator[tuple[int, list[str], str]]:
+    """Each data line of a TREC-style file as (line number, fields, text), by the grammar of docs/formats.md.
+
+    Fields are split on ASCII whitespace only; blank lines and ``#`` comments
+    are skipped (``indented_comments``: also after leading whitespace, as
+    trec_eval reads runs); a byte-order mark, a NUL byte, undecodable bytes or
+    a damaged gzip raise a located :class:`InputError`. The other TREC-style
+    formats (:mod:`judged.io.prefs`) read their lines here too.
+    """
     number = 0
-    indented_comments = columns is _RUN_COLUMNS  # trec_eval skips a run line's leading whitespace first
     try:
         with _open(path) as handle:
             for number, raw in enumerate(handle, start=1):
@@ -190,28 +213,24 @@ def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame,
                     if b"\x00" in raw:  # trec_eval's strings would end at it
                         raise _bad_bytes(raw, raw.index(0), path, number)
                     fields = [field.decode("utf-8") for field in raw.split()]  # ASCII whitespace only
-                if not fields:
-                    continue
-                if len(fields) < len(columns) or (len(fields) > len(columns) and columns is _QRELS_COLUMNS):
-                    raise InputError(
-                        f"expected {len(columns)} columns, found {len(fields)}",
-                        path=path,
-                        line=number,
-                        text=text.rstrip("\r\n"),
-                        expected=" ".join(columns),
-                    )
-                rows.append(convert(fields, path, number, text))
-                lines.append(number)
-                if columns is _RUN_COLUMNS:
-                    tag = fields[5]
+                if fields:
+                    yield number, fields, text
     except (EOFError, OSError, gzip.BadGzipFile) as err:
         raise InputError(f"cannot read file after line {number}: {err}", path=path,
                          expected="the whole file; a .gz cut short in copying ends like this") from None
-    if not rows:
-        raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
-    schema = RUN_SCHEMA if len(columns) == 6 else QRELS_SCHEMA
-    frame = pl.DataFrame(rows, schema=schema, orient="row")
-    return frame, tag, lines
+
+
+def check_field_count(fields: list[str], columns: tuple[str, ...], exact: bool, path: str, number: int,
+                      text: str) -> None:
+    """Refuse a line with fewer fields than ``columns`` (or more, when ``exact``), naming the columns expected."""
+    if len(fields) < len(columns) or (exact and len(fields) > len(columns)):
+        raise InputError(
+            f"expected {len(columns)} columns, found {len(fields)}",
+            path=path,
+            line=number,
+            text=text.rstrip("\r\n"),
+            expected=" ".join(columns),
+        )
 
 
 def _refuse_byte_order_mark(first: bytes, path: str) -> None:
@@ -274,4 +293,4 @@ def _qrels_row(fields: list[str], path: str, number: int, text: str) -> tuple[st
     return fields[0], fields[2], grade
 
 
-__all__ = ["RowProblem", "read_trec_qrels", "read_trec_run"]
+__all__ = ["RowProblem", "check_field_count", "read_trec_qrels", "read_trec_run", "trec_lines"]

@@ -5,12 +5,15 @@ Each measure is printed under trec_eval's own name (``nDCG@10`` ->
 trec_eval cannot express is refused with the convention named. Lines follow
 trec_eval: per query (qid in byte order) the measures in trec_eval's table
 order with cutoffs ascending, then the ``all`` lines; ``%-22s\\t%s\\t%6.4f``
-for values and ``%ld`` for counts.
+for values and ``%ld`` for counts. :func:`render_trec_eval_columns` prints
+the same lines for ``judged trec_eval``, whose columns also hold trec_eval's
+string measures (``runid``, ``relstring``) and z-scores.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -55,6 +58,62 @@ def render_trec_eval(results: Sequence[Result], per_query: bool = True) -> str:
 
 
 def _line(name: str, qid: str, value: float, measure: Measure) -> str:
-    if measure.family.integer:
+    return trec_eval_line(name, qid, value, integer=measure.family.integer)
+
+
+def trec_eval_line(name: str, qid: str, value: float | str, *, integer: bool = False, zscore: bool = False) -> str:
+    """One line as trec_eval prints it: ``%-22s\\t%s\\t%6.4f`` (``%ld`` for a count, the text itself for a string).
+
+    Under ``-Z`` (``zscore``) every number is printed ``%6.4f`` behind a ``Z``,
+    counts included, and strings (``runid``, ``relstring``) stay as they are.
+
+    >>> trec_eval_line("map", "301", 0.03244), trec_eval_line("num_ret", "all", 1500.0, integer=True)
+    ('map                   \\t301\\t0.0324\\n', 'num_ret               \\tall\\t1500\\n')
+    >>> trec_eval_line("num_ret", "all", -6.3332, integer=True, zscore=True)
+    'Znum_ret               \\tall\\t-6.3332\\n'
+    """
+    if isinstance(value, str):
+        return f"{name:<22}\t{qid}\t{value}\n"
+    if zscore:
+        return f"Z{name:<22}\t{qid}\t{value:6.4f}\n"
+    if integer:
         return f"{name:<22}\t{qid}\t{int(value)}\n"
     return f"{name:<22}\t{qid}\t{value:6.4f}\n"
+
+
+@dataclass(frozen=True)
+class TrecColumn:
+    """One printed trec_eval measure: its name, one value per query and the summary value.
+
+    ``values`` is None for a measure trec_eval prints in the summary only
+    (``runid``, ``num_q``, ``gm_map``), ``summary`` None for one it prints
+    per query only (``relstring``); a value is a number or, for those two, a
+    string. ``integer`` prints counts as ``%ld``.
+    """
+
+    name: str
+    values: Sequence[float | str] | None
+    summary: float | str | None
+    integer: bool = False
+
+
+def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str], *, per_query: bool,
+                             summary: bool = True, zscore: bool = False) -> str:
+    """trec_eval's whole output for ``columns`` (already in its table order) over ``qids`` (in its query order).
+
+    With ``per_query`` (``-q``) every query's lines come first, query after
+    query; then, unless ``summary`` is off (``-n``), the ``all`` lines.
+
+    >>> columns = [TrecColumn("runid", None, "bm25"), TrecColumn("map", [0.5, 0.25], 0.375)]
+    >>> render_trec_eval_columns(columns, ["q1", "q2"], per_query=True).replace(" ", "").splitlines()
+    ['map\\tq1\\t0.5000', 'map\\tq2\\t0.2500', 'runid\\tall\\tbm25', 'map\\tall\\t0.3750']
+    """
+    out: list[str] = []
+    if per_query:
+        for i, qid in enumerate(qids):
+            out.extend(trec_eval_line(c.name, qid, c.values[i], integer=c.integer, zscore=zscore)
+                       for c in columns if c.values is not None)
+    if summary:
+        out.extend(trec_eval_line(c.name, "all", c.summary, integer=c.integer, zscore=zscore)
+                   for c in columns if c.summary is not None)
+    return "".join(out)
