@@ -7,13 +7,13 @@ import math
 import os
 import re
 from pathlib import Path
-from statistics import NormalDist
 
 import numpy as np
 import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from statsmodels.stats.power import TTestPower
 
 import judged
 from judged.cli import main
@@ -109,11 +109,26 @@ def test_planning_by_hand():
     d = [-.5, 0, .5, .5, .5, .5, 0, 0]
     mean = sum(d) / 8
     sd = math.sqrt(sum((x - mean) ** 2 for x in d) / 7)  # 0.372012
-    z = NormalDist().inv_cdf(0.975) + NormalDist().inv_cdf(0.8)  # 2.801585
-    assert row.planning.minimum_detectable == pytest.approx(z * sd / math.sqrt(8))
-    assert row.planning.minimum_detectable == pytest.approx(0.368482, abs=1e-6)
-    assert row.planning.queries_needed == math.ceil((z * sd / 0.1) ** 2) == 109
-    assert row.planning.queries == 8
+    power = TTestPower()  # the paired t-test's power: noncentral t with 7 degrees of freedom
+    assert row.planning.minimum_detectable == pytest.approx(power.solve_power(nobs=8, alpha=0.05, power=0.8) * sd,
+                                                            rel=1e-4)
+    assert row.planning.minimum_detectable == pytest.approx(0.4301, abs=1e-4)  # the normal approximation: 0.3685
+    needed = power.solve_power(effect_size=0.1 / sd, alpha=0.05, power=0.8)  # 110.6
+    assert row.planning.queries_needed == math.ceil(needed) == 111  # the normal approximation said 109
+    assert row.planning.queries == 8 and row.planning.minimum_queries == 6  # 2 / 2**6 <= 0.05 < 2 / 2**5
+
+
+def test_planning_never_below_what_the_test_can_reach():
+    # Five queries: the sign-flip test's smallest p is 2 / 2**5 = 0.0625, so nothing is detectable at 0.05, and a
+    # huge difference still needs 6 queries (the t-test alone would say 3).
+    rows = compare(_dict_results({"base": [.5] * 5, "sys": [1, 1, 1, 1, .5]}), permutations=999, resamples=99,
+                   plan_delta=0.45).measures[0].runs
+    planning = rows[1].planning
+    assert rows[1].p_value > 0.05
+    assert (planning.minimum_detectable, planning.minimum_queries, planning.queries_needed) == (None, 6, 6)
+    with_holm = compare(_dict_results({"base": [.5] * 5, "a": [1, 1, 1, 1, .5], "b": [1] * 5}), permutations=99,
+                        resamples=9, plan_delta=0.45).measures[0].runs[1].planning
+    assert with_holm.minimum_queries == 7  # Holm over 2 tests: 2 * 2 / 2**6 = 0.0625, 2 * 2 / 2**7 = 0.031
 
 
 def test_planning_when_the_differences_do_not_vary():
@@ -209,3 +224,97 @@ def test_corrections_keep_their_order_and_the_matrix_its_shape(found):
     for m in runs.values():
         p = np.array(m.matrix.p_values)
         assert np.array_equal(p, p.T) and np.all(np.diag(p) == 1.0) and np.all(p >= 1 / 100) and np.all(p <= 1.0)
+
+
+def _without(path: Path, qid: str, out: Path) -> Path:
+    out.write_text("".join(line for line in path.read_text().splitlines(keepends=True) if line.split()[0] != qid))
+    return out
+
+
+def test_every_number_of_a_row_is_over_the_same_queries(examples, tmp_path):
+    """The issue's repro: drop q03 from naive; bm25's p10 and worst queries are over the 14 shared queries."""
+    qrels = examples / "qrels.txt"
+    naive = _without(examples / "runs" / "naive.run", "q03", tmp_path / "naive.run")
+    results = [judged.evaluate(p, qrels, ["nDCG@10"]) for p in (examples / "runs" / "bm25.run", naive)]
+    m = compare(results, permutations=99, resamples=99).measures[0]
+    bm25 = results[0].values[results[0].measures[0]]
+    shared = np.array([v for q, v in zip(results[0].qids, bm25) if q != "q03"])
+    row = m.runs[0]
+    assert m.queries == row.summary.queries == 14
+    assert row.summary.p10 == pytest.approx(np.percentile(shared, 10))
+    assert row.summary.p10 == pytest.approx(0.7248, abs=5e-5)  # 0.6606 over bm25's own 15 queries
+    assert "q03" not in dict(row.summary.worst) and row.summary.mean == row.mean.estimate == shared.mean()
+    assert m.left_out == (("not scored by naive (not answered, missing=skip)", 1),)
+    data = json.loads(CliRunner().invoke(main, ["compare", str(examples / "runs" / "bm25.run"), str(naive), "-q",
+                                                str(qrels), "--permutations", "99", "--resamples", "99",
+                                                "-f", "json"]).stdout)
+    record = data["measures"][0]["runs"][0]
+    assert record["mean"]["estimate"] == record["summary"]["mean"]
+    table = CliRunner().invoke(main, ["compare", str(examples / "runs" / "bm25.run"), str(naive), "-q", str(qrels),
+                                      "--permutations", "99", "--resamples", "99"]).stdout
+    assert "left out of the comparison: 1 not scored by naive (not answered, missing=skip)" in table
+
+
+def test_the_difference_interval_is_the_tests_own(examples):
+    """R@100 naive vs bm25: 4 losses and 11 ties. The sign-flip test cannot get below 2 / 2**4 = 0.125, so its interval
+    holds 0, where a bootstrap percentile interval excluded it (every resample with a loss is negative)."""
+    qrels = examples / "qrels.txt"
+    results = [judged.evaluate(examples / "runs" / f"{n}.run", qrels, ["R@100"]) for n in ("bm25", "naive")]
+    row = compare(results, permutations=2000, resamples=99).measures[0].runs[1]
+    assert row.p_value == pytest.approx(0.125, abs=0.02)
+    assert row.difference.low < 0.0 <= row.difference.high
+    assert judged.stats.bootstrap_ci(results[1].values[results[1].measures[0]],
+                                     results[0].values[results[0].measures[0]], resamples=2000).difference.high < 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=6, max_size=30), st.integers(0, 3))
+def test_interval_excludes_zero_exactly_when_the_test_rejects(values, shift):
+    base = [0.5] * len(values)
+    system = [min(1.0, v + 0.25 * shift / 3) for v in values]
+    results = _dict_results_scores({"base": base, "sys": system})
+    row = compare(results, permutations=199, resamples=9).measures[0].runs[1]
+    assert (row.p_value <= 0.05) == (not row.difference.low <= 0.0 <= row.difference.high)
+    assert row.difference.low <= row.difference.estimate <= row.difference.high
+
+
+def _dict_results_scores(per_query: dict[str, list[float]]) -> list[judged.Result]:
+    """One P@4 result per run whose per-query values are the given quarters (0, 0.25, ... 1)."""
+    n = len(next(iter(per_query.values())))
+    qrels = {f"q{i}": {f"r{k}": 1 for k in range(4)} for i in range(n)}
+    runs = {name: {f"q{i}": {f"r{k}" if k < round(v * 4) else f"n{k}": 10.0 - k for k in range(4)}
+                   for i, v in enumerate(values)} for name, values in per_query.items()}
+    return [judged.evaluate(judged.Run.from_dict(run, name=name), qrels, ["P@4"]) for name, run in runs.items()]
+
+
+def test_holm_per_measure_or_across_measures(examples):
+    qrels = examples / "qrels.txt"
+    results = [judged.evaluate(examples / "runs" / f"{n}.run", qrels, ["nDCG@10", "R@100"])
+               for n in ("bm25", "dense", "naive")]
+    per = compare(results, permutations=999, resamples=9)
+    across = compare(results, permutations=999, resamples=9, family="all")
+    raw = [r.p_value for m in per.measures for r in m.runs[1:]]
+    assert [r.p_adjusted for m in across.measures for r in m.runs[1:]] == pytest.approx(holm(raw).tolist())
+    for m in per.measures:
+        assert [r.p_adjusted for r in m.runs[1:]] == pytest.approx(holm([r.p_value for r in m.runs[1:]]).tolist())
+    with pytest.raises(judged.UsageError, match="Tukey"):
+        compare(results, correction="tukey", family="all")
+    out = CliRunner().invoke(main, ["compare", *(str(examples / "runs" / f"{n}.run") for n in ("bm25", "dense")),
+                                    "-q", str(qrels), "--family", "all", "-m", "nDCG@10", "-m", "R@100",
+                                    "--permutations", "99", "--resamples", "9"]).stdout
+    assert "over every run and measure compared" in " ".join(out.split())
+
+
+def test_runs_sharing_a_tag_stay_apart_and_an_ambiguous_baseline_is_refused(examples, tmp_path):
+    qrels = str(examples / "qrels.txt")
+    copy = tmp_path / "bm25-copy.run"
+    copy.write_text((examples / "runs" / "bm25.run").read_text())
+    args = ["compare", str(examples / "runs" / "bm25.run"), str(copy), str(examples / "runs" / "dense.run"),
+            "-q", qrels, "--permutations", "99", "--resamples", "9", "-f", "json"]
+    data = json.loads(CliRunner().invoke(main, args).stdout)
+    names = [r["run"] for r in data["measures"][0]["runs"]]
+    assert names == [f"bm25 ({examples / 'runs' / 'bm25.run'})", f"bm25 ({copy})", "dense"]
+    refused = CliRunner().invoke(main, [*args, "--baseline", "bm25"])
+    assert refused.exit_code == 2 and "baseline 'bm25' names 2 runs" in refused.output
+    chosen = json.loads(CliRunner().invoke(main, [*args, "--baseline", f"bm25 ({copy})"]).stdout)
+    assert chosen["measures"][0]["baseline"] == f"bm25 ({copy})"

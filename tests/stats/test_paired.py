@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import judged
 from judged.stats import (
@@ -15,7 +17,7 @@ from judged.stats import (
     wilcoxon,
     wins_ties_losses,
 )
-from judged.stats.paired import bootstrap_indices, sign_flip_bits
+from judged.stats.paired import bootstrap_indices, bootstrap_means, sign_flip_bits, sign_flips
 
 
 def _pair(n=30, shift=0.05, seed=7):
@@ -226,7 +228,7 @@ def _reference_ci(values, boot, confidence, method):
     levels = [tail, 1 - tail]
     if method == "bca":
         n = len(values)
-        z0 = scipy.stats.norm.ppf(np.mean(boot < estimate))
+        z0 = scipy.stats.norm.ppf(np.mean(boot < estimate) + 0.5 * np.mean(boot == estimate))  # mid-rank
         jack = np.array([np.mean(np.delete(values, i)) for i in range(n)])
         dev = jack.mean() - jack
         accel = np.sum(dev**3) / (6 * np.sum(dev**2) ** 1.5)
@@ -289,3 +291,96 @@ def test_bootstrap_coverage_is_about_95_percent(method):
         covered_a += ci.a.low <= 2 / 7 <= ci.a.high
     assert 0.90 <= covered_diff / reps <= 0.985
     assert 0.90 <= covered_a / reps <= 0.985
+
+
+# --- ties: the mid-rank share of BCa --------------------------------------------
+
+
+TIED = np.array([0.0] * 7 + [0.5, 0.5, -0.5])
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_bca_on_tied_data_equals_scipy_both_ways(sign):
+    """The issue's repro: d = [0]*7 + [.5, .5, -.5]. Counting resampled means equal to the estimate (0.05) as above it
+    gave [-0.15, 0.15] one way and [-0.05, 0.25] negated; scipy, and the mid-rank share, give [-0.10, 0.20]."""
+    d = sign * TIED
+    ours = bootstrap_ci(d, np.zeros(10), method="bca", resamples=20_000).difference
+    theirs = scipy.stats.bootstrap((d,), np.mean, method="BCa", n_resamples=20_000,
+                                   rng=np.random.default_rng(0)).confidence_interval
+    assert (ours.low, ours.high) == pytest.approx((theirs.low, theirs.high), abs=1e-12)
+    assert (ours.low, ours.high) == pytest.approx((-0.10, 0.20) if sign > 0 else (-0.20, 0.10), abs=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from([0.0, 0.0, 0.25, 0.5, 1.0]), min_size=3, max_size=25),
+       st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=25, max_size=25))
+def test_bca_mirrors_under_negation(a, b):
+    """Negating the differences negates the resampled means, so the interval must mirror exactly (up to rounding)."""
+    x, y = np.array(a), np.array(b[: len(a)])
+    there = bootstrap_ci(x, y, method="bca", resamples=999, seed=3).difference
+    back = bootstrap_ci(y, x, method="bca", resamples=999, seed=3).difference
+    assert back.low == pytest.approx(-there.high, abs=1e-9) and back.high == pytest.approx(-there.low, abs=1e-9)
+
+
+@pytest.mark.parametrize("data", ["tied", "continuous"])
+@pytest.mark.parametrize("method", ["percentile", "bca"])
+def test_coverage_on_tied_and_continuous_data(method, data):
+    """95% intervals cover the true mean about 95% of the time, on scores with many ties as on continuous ones."""
+    rng = np.random.default_rng(7)
+    values, probs = np.array([-0.5, 0.0, 0.5]), np.array([0.1, 0.7, 0.2])
+    reps, n = 300, 25
+    covered = 0
+    for rep in range(reps):
+        if data == "tied":
+            d, truth = rng.choice(values, size=n, p=probs), float(values @ probs)
+        else:
+            d, truth = rng.beta(2, 5, size=n) - rng.beta(3, 5, size=n), 2 / 7 - 3 / 8
+        ci = bootstrap_ci(d, np.zeros(n), method=method, resamples=2000, seed=rep).difference
+        covered += ci.low <= truth <= ci.high
+    assert 0.90 <= covered / reps <= 0.985
+
+
+def test_bootstrap_means_is_bootstrap_ci_on_every_row():
+    a, b = _pair(n=33, seed=4)
+    ci = bootstrap_ci(a, b, resamples=700, seed=5, method="bca")
+    assert bootstrap_means(np.stack([a, b, a - b]), resamples=700, seed=5, method="bca") == (ci.a, ci.b,
+                                                                                          ci.difference)
+
+
+# --- the sign flips behind the test, and its interval ---------------------------
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 23, 64])
+def test_sign_flips_sum_and_count_the_flipped_queries(n):
+    """The per-byte table of partial sums gives what the unpacked 0/1 signs give, bit for bit in the counts."""
+    d = np.random.default_rng(n).normal(size=n)
+    flips = sign_flips(d, np.zeros(n), permutations=300, seed=2)
+    bits = np.concatenate(list(sign_flip_bits(np.random.Generator(np.random.PCG64(2)), n, 300)))
+    assert np.allclose(flips.flipped_sums, bits @ d, atol=1e-12)
+    assert np.array_equal(flips.flipped_counts, bits.sum(axis=1))
+
+
+def test_interval_is_the_shifts_the_test_does_not_reject():
+    a, b = _pair(n=40, shift=0.04, seed=3)
+    flips = sign_flips(a, b, permutations=4000, seed=1)
+    ci = flips.interval(0.95)
+    d = a - b
+    assert ci.estimate == pytest.approx(d.mean())
+    # Inside the ends the shifted test does not reject; just outside it does.
+    step = 1e-6
+    assert flips.p_value(ci.low + step) > 0.05 and flips.p_value(ci.low - step) <= 0.05
+    assert flips.p_value(ci.high - step) > 0.05 and flips.p_value(ci.high + step) <= 0.05
+    # The shifted test is the plain test on shifted data, with the same signs.
+    shift = 0.01
+    assert flips.p_value(shift) == randomization_test(a - shift, b, permutations=4000, seed=1).p_value
+    assert flips.p_value() == randomization_test(a, b, permutations=4000, seed=1).p_value
+    # Close to the t interval on data like these.
+    t = scipy.stats.ttest_rel(a, b).confidence_interval(0.95)
+    assert ci.low == pytest.approx(t.low, abs=0.2 * (t.high - t.low))
+    assert ci.high == pytest.approx(t.high, abs=0.2 * (t.high - t.low))
+
+
+def test_interval_with_too_few_queries_is_unbounded():
+    flips = sign_flips([0.9] * 4, [0.1] * 4, permutations=999)  # smallest p: 2 / 2**4 = 0.125
+    ci = flips.interval(0.95)
+    assert ci.low == -np.inf and ci.high == np.inf

@@ -6,7 +6,9 @@ import sys
 
 import click
 
+from judged.cli.eval_command import distinct_names
 from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
@@ -17,7 +19,7 @@ from judged.render.compare import (
     render_comparison_latex,
     render_comparison_tsv,
 )
-from judged.stats.compare import CORRECTIONS, compare
+from judged.stats.compare import CORRECTIONS, FAMILIES, compare
 
 _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv": render_comparison_tsv,
               "latex": render_comparison_latex}
@@ -36,6 +38,8 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
 @click.option("--correction", type=click.Choice(CORRECTIONS[:3]),
               help="Adjust the p-values across the runs compared (default: holm).")
+@click.option("--family", type=click.Choice(FAMILIES), default="measure", show_default=True,
+              help="What --correction adjusts over: the runs compared on each measure, or every run and measure.")
 @click.option("--tukey", is_flag=True,
               help="Randomised Tukey HSD over all runs instead of per-pair tests, with the matrix of every pair.")
 @click.option("--risk-alpha", type=click.FloatRange(min=0),
@@ -47,7 +51,7 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def compare_command(runs, qrels_path, judgments, db, measures, baseline, permutations, resamples, seed, alpha,
-                    correction, tukey, risk_alpha, plan_delta, missing, config, fmt, output):
+                    correction, family, tukey, risk_alpha, plan_delta, missing, config, fmt, output):
     """Compare RUNS against a baseline: means with CIs, paired randomization tests corrected across runs.
 
     \b
@@ -59,10 +63,15 @@ def compare_command(runs, qrels_path, judgments, db, measures, baseline, permuta
         raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
     team = Config.load(config)
     parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
-    qrels = read_judgments(qrels_path, None, judgments, db)
-    results = [evaluate(run, qrels, parsed, missing=team.with_missing(missing), command=sys.argv, config=team.record())
-               for run in runs]
-    comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
-                         alpha=alpha, correction="tukey" if tukey else correction or "holm", risk_alpha=risk_alpha,
-                         plan_delta=plan_delta)
+    with progress("reading judgments") as step:
+        qrels = read_judgments(qrels_path, None, judgments, db)
+        results = []
+        for i, path in enumerate(runs, start=1):
+            step(f"evaluating run {i}/{len(runs)}: {path}")
+            results.append(evaluate(path, qrels, parsed, missing=team.with_missing(missing), command=sys.argv,
+                                    config=team.record()))
+        comparison = compare(distinct_names(results, runs), baseline=baseline, permutations=permutations,
+                             resamples=resamples, seed=seed, alpha=alpha,
+                             correction="tukey" if tukey else correction or "holm", family=family,
+                             risk_alpha=risk_alpha, plan_delta=plan_delta, progress=step)
     write_output(with_judgment_set(_RENDERERS[fmt](comparison), qrels, fmt), output)

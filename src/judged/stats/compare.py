@@ -1,10 +1,11 @@
 """Compare runs against a baseline, per measure, over the queries every run scored.
 
-For each measure: every run's mean with a paired bootstrap confidence
-interval, its difference from the baseline with its interval, the paired
-randomization test's p-value and its adjusted value across the runs compared
-(Holm by default, Benjamini-Hochberg, none, or a randomised Tukey HSD over all
-runs), the effect size d_z, wins/ties/losses and the distribution summary;
+For each measure, over the same queries: every run's mean with a paired
+bootstrap confidence interval, its difference from the baseline with the
+interval its paired randomization test does not reject, that test's p-value
+and its adjusted value (Holm by default, Benjamini-Hochberg or none, over the
+runs compared on the measure or over every measure; or a randomised Tukey HSD
+over all runs), the effect size d_z, wins/ties/losses and the distribution summary;
 on request URisk/TRisk against the baseline, a planning estimate and the
 matrix of every pair of runs. Pure and seeded: the same inputs and seed give
 the same answer.
@@ -23,7 +24,7 @@ the same answer.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -35,7 +36,6 @@ from judged.errors import UsageError
 from judged.stats import (
     Risk,
     benjamini_hochberg,
-    bootstrap_ci,
     effect_size,
     holm,
     minimum_detectable_difference,
@@ -45,19 +45,29 @@ from judged.stats import (
     tukey_hsd_randomized,
     wins_ties_losses,
 )
-from judged.stats.distributions import Summary, summarize
-from judged.stats.paired import Interval, WinsTiesLosses
+from judged.stats.distributions import Summary, summarize_values
+from judged.stats.paired import Interval, WinsTiesLosses, bootstrap_means, sign_flips
+from judged.stats.planning import randomization_floor
 
 #: How p-values are adjusted for testing several runs: Holm (family-wise error), Benjamini-Hochberg
-#: (false discovery rate), not at all, or a randomised Tukey HSD over all runs at once.
+#: (false discovery rate), not at all, or a randomised Tukey HSD over all runs.
 CORRECTIONS = ("holm", "bh", "none", "tukey")
+
+#: Which tests one correction adjusts together: those of one measure (the runs, or the pairs, compared on it),
+#: or those of every measure at once.
+FAMILIES = ("measure", "all")
 
 
 @dataclass(frozen=True)
 class Planning:
     """From this comparison as a pilot: the smallest difference its queries detect, and the queries ``delta`` needs.
 
-    Both are None when the per-query differences do not vary (any difference would be detected).
+    The power is that of the paired t-test (noncentral t); ``minimum_queries`` is
+    the fewest queries at which the table's own randomization test can reach
+    ``alpha`` at all, and ``queries_needed`` is never below it. Both estimates
+    are None when the per-query differences do not vary (any difference would
+    be detected); ``minimum_detectable`` is None too when ``queries`` is below
+    ``minimum_queries`` (nothing is detectable).
     """
 
     queries: int
@@ -66,11 +76,17 @@ class Planning:
     queries_needed: int | None
     alpha: float
     power: float
+    minimum_queries: int = 2
 
 
 @dataclass(frozen=True)
 class RunRow:
-    """One run for one measure; the comparison fields are None for the baseline itself."""
+    """One run for one measure; the comparison fields are None for the baseline itself.
+
+    ``mean`` carries the run's paired bootstrap interval; ``difference`` the
+    interval of the mean difference that the paired randomization test (the
+    one ``p_value`` comes from, before correction) does not reject.
+    """
 
     run: str
     mean: Interval
@@ -95,13 +111,20 @@ class SignificanceMatrix:
 
 @dataclass(frozen=True)
 class MeasureComparison:
-    """Every run against the baseline on one measure, over the ``queries`` every run scored."""
+    """Every run against the baseline on one measure, over the ``queries`` every run scored.
+
+    ``left_out`` says which of the judged queries are not among them and why,
+    as ``(reason, count)`` pairs: a query no run scored, or one that a run did
+    not score (it did not answer it and ``missing=skip``, or it is not in that
+    run's judgments).
+    """
 
     measure: str
     baseline: str
     queries: int
     runs: tuple[RunRow, ...]
     matrix: SignificanceMatrix | None = None
+    left_out: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -117,10 +140,24 @@ class Comparison:
     risk_alpha: float | None = None
     plan_delta: float | None = None
     power: float = 0.8
+    family: str = "measure"
 
     def _repr_html_(self) -> str | None:
         """The notebook view, from the renderer registered in :mod:`judged.display` (render sits above stats)."""
         return display.html(self)
+
+
+@dataclass
+class _Measure:
+    """One measure's work in progress: rows with raw p-values, the pairs' raw p-values, before any correction."""
+
+    measure: str
+    queries: int
+    rows: list[RunRow]
+    raw: dict[int, float]
+    pairs: dict[tuple[int, int], float]
+    tukey: SignificanceMatrix | None
+    left_out: tuple[tuple[str, int], ...]
 
 
 def compare(
@@ -135,65 +172,141 @@ def compare(
     threshold: float = 0.2,
     worst: int = 20,
     correction: str = "holm",
+    family: str = "measure",
     matrix: bool = False,
     risk_alpha: float | None = None,
     plan_delta: float | None = None,
     power: float = 0.8,
+    progress: Callable[[str], None] | None = None,
 ) -> Comparison:
     """Compare ``results`` (one per run, same measures and conventions) against ``baseline`` (default: the first).
 
+    Every number of a measure's rows (means, intervals, tests, summaries,
+    worst queries) is over the same queries: those every run scored.
     ``correction`` adjusts the runs' p-values against the baseline (see
-    :data:`CORRECTIONS`); ``tukey`` also fills the matrix of every pair, which
-    ``matrix=True`` asks for under the other corrections (then adjusted over
-    all pairs). ``risk_alpha`` adds URisk/TRisk against the baseline;
+    :data:`CORRECTIONS`) over the ``family`` of :data:`FAMILIES`: the runs
+    compared on one measure, or on every measure together. ``tukey`` also
+    fills the matrix of every pair (per measure), which ``matrix=True`` asks
+    for under the other corrections (then adjusted over all pairs of the
+    family). ``risk_alpha`` adds URisk/TRisk against the baseline;
     ``plan_delta`` adds planning at level ``alpha`` with ``power``.
+    ``progress``, when given, is called with a line on each step.
     """
     if len(results) < 2:
         raise UsageError("compare needs at least two runs.")
     if correction not in CORRECTIONS:
         raise UsageError(f"correction must be one of {'|'.join(CORRECTIONS)}. Got {correction!r} instead.")
+    if family not in FAMILIES:
+        raise UsageError(f"family must be one of {'|'.join(FAMILIES)}. Got {family!r} instead.")
+    if correction == "tukey" and family != "measure":
+        raise UsageError("a Tukey HSD tests the pairs of one measure; it has no family across measures.")
     if plan_delta is not None and not (np.isfinite(plan_delta) and plan_delta > 0):
         raise UsageError(f"plan_delta must be a finite float > 0. Got {plan_delta!r} instead.")
     ensure_same_conventions(results)
     names = [r.run for r in results]
-    if baseline is not None and baseline not in names:
-        raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}.")
-    base_index = names.index(baseline) if baseline is not None else 0
+    base_index = baseline_index(names, baseline)
+    tests = (len(names) - 1) * (len(results[0].measures) if family == "all" else 1)
+    floor = (randomization_floor(alpha, systems=len(names) if correction == "tukey" else 2,
+                                 tests=tests if correction == "holm" else 1)
+             if plan_delta is not None else 2)
+    work = []
+    for number, m in enumerate(results[0].measures, start=1):
+        if progress is not None:
+            progress(f"comparing {len(names)} runs on measure {number}/{len(results[0].measures)}: {m}")
+        work.append(_measure(results, m, base_index, permutations=permutations, resamples=resamples, seed=seed,
+                             alpha=alpha, tolerance=tolerance, threshold=threshold, worst=worst,
+                             tukey=correction == "tukey", matrix=matrix, risk_alpha=risk_alpha,
+                             planning=None if plan_delta is None else (plan_delta, power, floor)))
+    adjusted, pairs = _adjust(work, correction, family, base_index)
     measures = []
-    for m in results[0].measures:
-        qids, scores = _shared_scores(results, m)
-        base = scores[:, base_index]
-        rows, pvalues = [], {}
-        for i, result in enumerate(results):
-            summary = summarize(result, m, threshold=threshold, worst=worst)
-            if i == base_index:
-                interval = bootstrap_ci(base, base, resamples=resamples, seed=seed).a
-                rows.append(RunRow(result.run, interval, None, None, None, None, None, summary))
-                continue
-            x = scores[:, i]
-            ci = bootstrap_ci(x, base, resamples=resamples, seed=seed)
-            pvalues[i] = randomization_test(x, base, permutations=permutations, seed=seed).p_value
-            rows.append(RunRow(
-                result.run, ci.a, ci.difference, pvalues[i], None, effect_size(x, base).d_z,
-                wins_ties_losses(x, base, tolerance), summary,
-                None if risk_alpha is None else risk_against_baseline(x, base, alpha=risk_alpha),
-                None if plan_delta is None else _planning(x - base, plan_delta, alpha, power),
-            ))
-        pairs = None
-        if correction == "tukey" or matrix:
-            pairs = _matrix(names, scores, correction, permutations, seed, pvalues, base_index)
-        adjusted = _adjusted(pvalues, correction, pairs, base_index)
-        rows = [row if i == base_index else _with_p(row, adjusted[i], correction) for i, row in enumerate(rows)]
-        measures.append(MeasureComparison(str(m), names[base_index], len(qids), tuple(rows), pairs))
-    return Comparison(tuple(measures), permutations, resamples, seed, alpha, correction, risk_alpha, plan_delta, power)
+    for i, w in enumerate(work):
+        rows = [row if j == base_index else _with_p(row, adjusted[i][j], correction) for j, row in enumerate(w.rows)]
+        grid = w.tukey if correction == "tukey" else _grid(names, pairs[i], correction) if matrix else None
+        measures.append(MeasureComparison(w.measure, names[base_index], w.queries, tuple(rows), grid, w.left_out))
+    return Comparison(tuple(measures), permutations, resamples, seed, alpha, correction, risk_alpha, plan_delta,
+                      power, family)
 
 
-def _adjusted(pvalues: dict[int, float], correction: str, pairs: SignificanceMatrix | None,
-              base_index: int) -> dict[int, float]:
-    """Each compared run's p-value against the baseline after ``correction`` across the runs compared."""
-    if pairs is not None and pairs.correction == "tukey":  # Tukey's p-values are the matrix's own
-        return {i: pairs.p_values[i][base_index] for i in pvalues}
-    return dict(zip(pvalues, _correct(list(pvalues.values()), correction)))
+def baseline_index(names: Sequence[str], baseline: str | None) -> int:
+    """The position of ``baseline`` among the run names (0 when None); an unknown or ambiguous name is refused.
+
+    >>> baseline_index(["bm25 (a.run)", "bm25 (b.run)", "dense"], "dense")
+    2
+    >>> baseline_index(["bm25 (a.run)", "bm25 (b.run)"], "bm25")
+    Traceback (most recent call last):
+    ...
+    judged.errors.UsageError: baseline 'bm25' names 2 runs (bm25 (a.run), bm25 (b.run)); give one of them in full.
+    """
+    if baseline is None:
+        return 0
+    if baseline in names:
+        if list(names).count(baseline) > 1:
+            raise UsageError(f"baseline {baseline!r} names {list(names).count(baseline)} runs; they need telling "
+                             "apart (give them distinct names).")
+        return list(names).index(baseline)
+    # Runs that share a tag are named "tag (file)": the bare tag names all of them.
+    matches = [i for i, name in enumerate(names) if name.startswith(f"{baseline} (")]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        raise UsageError(f"baseline {baseline!r} names {len(matches)} runs "
+                         f"({', '.join(names[i] for i in matches)}); give one of them in full.")
+    raise UsageError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}.")
+
+
+def _measure(results: Sequence[Result], m, base_index: int, *, permutations: int, resamples: int, seed: int,
+             alpha: float, tolerance: float, threshold: float, worst: int, tukey: bool, matrix: bool,
+             risk_alpha: float | None, planning: tuple[float, float, int] | None) -> _Measure:
+    """One measure's rows and raw p-values over the queries every run scored."""
+    names = [r.run for r in results]
+    qids, scores, left_out = _shared_scores(results, m)
+    base = scores[:, base_index]
+    means = bootstrap_means(scores.T, resamples=resamples, seed=seed)
+    rows, raw = [], {}
+    for i, result in enumerate(results):
+        summary = summarize_values(result.run, str(m), qids, scores[:, i], threshold=threshold, worst=worst)
+        if i == base_index:
+            rows.append(RunRow(result.run, means[i], None, None, None, None, None, summary))
+            continue
+        x = scores[:, i]
+        flips = sign_flips(x, base, permutations=permutations, seed=seed)
+        raw[i] = flips.p_value()
+        rows.append(RunRow(
+            result.run, means[i], flips.interval(1.0 - alpha), raw[i], None, effect_size(x, base).d_z,
+            wins_ties_losses(x, base, tolerance), summary,
+            None if risk_alpha is None else risk_against_baseline(x, base, alpha=risk_alpha),
+            None if planning is None else _planning(x - base, *planning, alpha),
+        ))
+    pairs: dict[tuple[int, int], float] = {}
+    grid = None
+    if tukey:
+        p = tukey_hsd_randomized(scores, permutations=permutations, seed=seed).p_values
+        grid = SignificanceMatrix(tuple(names), tuple(tuple(float(v) for v in row) for row in p), "tukey")
+    elif matrix:
+        for i, j in itertools.combinations(range(len(names)), 2):
+            pairs[i, j] = (raw[j] if i == base_index else raw[i] if j == base_index else
+                           randomization_test(scores[:, i], scores[:, j], permutations=permutations,
+                                              seed=seed).p_value)
+    return _Measure(str(m), len(qids), rows, raw, pairs, grid, left_out)
+
+
+def _adjust(work: list[_Measure], correction: str, family: str,
+            base_index: int) -> tuple[list[dict[int, float]], list[dict]]:
+    """Adjusted p-values against the baseline and of the pairs, per measure, each adjusted over its family."""
+    if correction == "tukey":  # Tukey's p-values are the matrix's own
+        return ([{i: w.tukey.p_values[i][base_index] for i in w.raw} if w.tukey else {} for w in work],
+                [{} for _ in work])
+    groups = [list(range(len(work)))] if family == "all" else [[i] for i in range(len(work))]
+    adjusted: list[dict[int, float]] = [{} for _ in work]
+    pairs: list[dict] = [{} for _ in work]
+    for group in groups:
+        keys = [(i, j) for i in group for j in work[i].raw]
+        for (i, j), p in zip(keys, _correct([work[i].raw[j] for i, j in keys], correction)):
+            adjusted[i][j] = p
+        keys2 = [(i, pair) for i in group for pair in work[i].pairs]
+        for (i, pair), p in zip(keys2, _correct([work[i].pairs[pair] for i, pair in keys2], correction)):
+            pairs[i][pair] = p
+    return adjusted, pairs
 
 
 def _correct(pvalues: list[float], correction: str) -> list[float]:
@@ -209,41 +322,53 @@ def _with_p(row: RunRow, adjusted: float, correction: str) -> RunRow:
     return replace(row, p_adjusted=adjusted, p_value=adjusted if correction == "tukey" else row.p_value)
 
 
-def _matrix(names: list[str], scores: np.ndarray, correction: str, permutations: int, seed: int,
-            known: dict[int, float], base_index: int) -> SignificanceMatrix:
-    """Every pair of runs: a randomised Tukey HSD, or paired randomization tests adjusted over all pairs."""
-    k = len(names)
-    if correction == "tukey":
-        p = tukey_hsd_randomized(scores, permutations=permutations, seed=seed).p_values
-    else:
-        pairs = list(itertools.combinations(range(k), 2))
-        raw = [known[j] if i == base_index else known[i] if j == base_index else
-               randomization_test(scores[:, i], scores[:, j], permutations=permutations, seed=seed).p_value
-               for i, j in pairs]
-        p = np.ones((k, k))
-        for (i, j), value in zip(pairs, _correct(raw, correction)):
-            p[i, j] = p[j, i] = value
+def _grid(names: list[str], pairs: dict[tuple[int, int], float], correction: str) -> SignificanceMatrix:
+    """The symmetric matrix of the adjusted pair p-values (1 on the diagonal)."""
+    p = np.ones((len(names), len(names)))
+    for (i, j), value in pairs.items():
+        p[i, j] = p[j, i] = value
     return SignificanceMatrix(tuple(names), tuple(tuple(float(v) for v in row) for row in p), correction)
 
 
-def _planning(differences: np.ndarray, delta: float, alpha: float, power: float) -> Planning:
+def _planning(differences: np.ndarray, delta: float, power: float, floor: int, alpha: float) -> Planning:
     n = differences.size
     if np.all(differences == differences[0]):
-        return Planning(n, None, delta, None, alpha, power)
+        return Planning(n, None, delta, None, alpha, power, floor)
     return Planning(
         queries=n,
-        minimum_detectable=minimum_detectable_difference(differences, alpha=alpha, power=power),
+        minimum_detectable=(minimum_detectable_difference(differences, alpha=alpha, power=power)
+                            if n >= floor else None),
         delta=delta,
-        queries_needed=queries_needed(differences, delta, alpha=alpha, power=power),
+        queries_needed=queries_needed(differences, delta, alpha=alpha, power=power, minimum=floor),
         alpha=alpha,
         power=power,
+        minimum_queries=floor,
     )
 
 
-def _shared_scores(results: Sequence[Result], measure) -> tuple[list[str], np.ndarray]:
-    """The queries every run scored for ``measure`` and a (queries x runs) matrix of their scores."""
+def _shared_scores(results: Sequence[Result], measure) -> tuple[list[str], np.ndarray, tuple[tuple[str, int], ...]]:
+    """The queries every run scored for ``measure``, a (queries x runs) matrix of their scores, and what was left out.
+
+    Of the queries some run judged, a query no run scored is counted once; the
+    others each run did not score are counted against that run, answered or
+    not judged (a query can count against several runs).
+    """
     per_run = [dict(zip(r.qids, r.values[measure])) for r in results]
-    qids = [q for q in results[0].qids if all(q in run and not np.isnan(run[q]) for run in per_run)]
-    if len(qids) < 2:
+    judged = list(dict.fromkeys(q for r in results for q in r.qids))
+    scored = [{q for q, v in run.items() if not np.isnan(v)} for run in per_run]
+    shared = [q for q in judged if all(q in s for s in scored)]
+    anywhere = set().union(*scored)
+    reasons = []
+    nowhere = sum(1 for q in judged if q not in anywhere)
+    if nowhere:
+        reasons.append(("scored by no run", nowhere))
+    for r, run, s in zip(results, per_run, scored):
+        unanswered = sum(1 for q in anywhere if q in run and q not in s)
+        unjudged = sum(1 for q in anywhere if q not in run)
+        if unanswered:
+            reasons.append((f"not scored by {r.run} (not answered, missing=skip)", unanswered))
+        if unjudged:
+            reasons.append((f"not judged for {r.run}", unjudged))
+    if len(shared) < 2:
         raise UsageError(f"fewer than two queries are scored by every run for {measure}.")
-    return qids, np.array([[run[q] for run in per_run] for q in qids])
+    return shared, np.array([[run[q] for run in per_run] for q in shared]), tuple(reasons)

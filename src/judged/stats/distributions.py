@@ -60,10 +60,20 @@ def summarize(result: Result, measure: Measure | str, *, threshold: float = 0.2,
     qids, values = _scored(result, m)
     if not len(values):
         raise UsageError(f"{result.run!r} scored no query for {m}.")
+    return summarize_values(result.run, str(m), qids, values, threshold=threshold, worst=worst)
+
+
+def summarize_values(run: str, measure: str, qids, values, *, threshold: float = 0.2, worst: int = 20) -> Summary:
+    """:func:`summarize` over given queries and their scores (a comparison passes the queries every run scored).
+
+    >>> summarize_values("r", "RR", ["a", "b", "c"], [1.0, 0.0, 0.5], worst=1).worst
+    (('b', 0.0),)
+    """
+    values = np.asarray(values, dtype=np.float64)
     order = np.argsort(values, kind="stable")[:worst]
     return Summary(
-        run=result.run,
-        measure=str(m),
+        run=run,
+        measure=measure,
         queries=len(values),
         mean=float(values.mean()),
         median=float(np.median(values)),

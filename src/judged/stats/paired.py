@@ -92,12 +92,20 @@ def _chunks(total: int, n: int) -> Iterator[int]:
         done += step
 
 
+def sign_flip_bytes(rng: np.random.Generator, n: int, permutations: int) -> Iterator[np.ndarray]:
+    """Blocks of packed signs (rows: permutations, columns: ``ceil(n / 8)`` bytes); bit 7 of byte g is query 8g."""
+    for rows in _chunks(permutations, n):
+        yield rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
+
+
 def sign_flip_bits(
     rng: np.random.Generator, n: int, permutations: int
 ) -> Iterator[np.ndarray]:
-    """Blocks of 0/1 matrices (rows: permutations, columns: queries); 1 flips a query's sign."""
-    for rows in _chunks(permutations, n):
-        raw = rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
+    """Blocks of 0/1 matrices (rows: permutations, columns: queries); 1 flips a query's sign.
+
+    The same signs as :func:`sign_flip_bytes`, unpacked (for checks; the test itself reads the bytes).
+    """
+    for raw in sign_flip_bytes(rng, n, permutations):
         yield np.unpackbits(raw, axis=1, count=n)
 
 
@@ -107,6 +115,119 @@ def bootstrap_indices(
     """Blocks of resampled query indices (rows: resamples, columns: draws with replacement)."""
     for rows in _chunks(resamples, n):
         yield rng.integers(0, n, size=(rows, n))
+
+
+#: ``_BYTE_BITS[v]`` is byte value v as 8 bits, most significant first (the order of ``numpy.unpackbits``).
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype(np.float64)
+
+
+def _byte_sums(d: np.ndarray) -> np.ndarray:
+    """The (ceil(n/8) x 256) table of partial sums: row g, column v sums the queries of byte g whose bit is set in v.
+
+    One lookup per byte of packed signs replaces eight multiply-adds, and the
+    signs never leave their packed form (no float cast, 8x less memory moved).
+    """
+    groups = (d.size + 7) // 8
+    padded = np.zeros(groups * 8)
+    padded[: d.size] = d
+    return np.einsum("gj,vj->gv", padded.reshape(groups, 8), _BYTE_BITS)
+
+
+@dataclass(frozen=True, eq=False)
+class SignFlips:
+    """The sign-flip draws of one randomization test: per draw, the sum and number of the flipped differences.
+
+    Flipping the queries of a draw turns ``sum(d)`` into ``sum(d) - 2 * flipped_sums``;
+    testing the shifted differences ``d - shift`` on the same draws needs only
+    ``flipped_counts`` more, so the p-value at every shift (and so the interval
+    the test does not reject) comes from one pass over the random signs.
+    """
+
+    differences: np.ndarray
+    flipped_sums: np.ndarray
+    flipped_counts: np.ndarray
+    seed: int
+
+    @property
+    def permutations(self) -> int:
+        return int(self.flipped_sums.size)
+
+    def count(self, shift: float = 0.0) -> int:
+        """Draws whose ``|sum(d - shift)|`` after flipping reaches the observed one (relative tolerance 1e-9)."""
+        d = self.differences
+        n = d.size
+        observed = abs(float(d.sum()) - n * shift)
+        threshold = observed - 1e-9 * max(float(np.abs(d - shift).sum()), 1e-300)
+        flipped = (float(d.sum()) - 2.0 * self.flipped_sums) - shift * (n - 2.0 * self.flipped_counts)
+        return int(np.count_nonzero(np.abs(flipped) >= threshold))
+
+    def p_value(self, shift: float = 0.0) -> float:
+        """``(count + 1) / (permutations + 1)`` for the differences less ``shift``."""
+        return (self.count(shift) + 1) / (self.permutations + 1)
+
+    def interval(self, confidence: float = 0.95) -> Interval:
+        """The shifts of the mean difference this test does not reject at ``1 - confidence``: its own interval.
+
+        Each end is found by bisection between the estimate (p = 1) and a shift
+        past every difference, on the side of 0 that matches ``p_value(0)``, so
+        the interval excludes 0 exactly when ``p_value() <= 1 - confidence``.
+        An end the test can never reject (too few queries) is infinite.
+        """
+        d = self.differences
+        estimate = float(d.mean())
+        alpha = 1.0 - confidence
+        rejects_zero = self.p_value(0.0) <= alpha
+        reach = float(np.abs(d - estimate).max()) + 1.0
+        ends = []
+        for side in (-1.0, 1.0):
+            far = estimate + side * reach
+            if self.p_value(far) > alpha:
+                ends.append(side * np.inf)
+                continue
+            inside, outside = estimate, far
+            zero_here = side * (0.0 - estimate) > 0
+            if zero_here:  # bracket the end on the side of 0 that the test at 0 says
+                inside, outside = (estimate, 0.0) if rejects_zero else (0.0, far)
+            for _ in range(200):
+                middle = 0.5 * (inside + outside)
+                if middle in (inside, outside):
+                    break
+                if self.p_value(middle) > alpha:
+                    inside = middle
+                else:
+                    outside = middle
+            ends.append(inside)
+        return Interval(estimate=estimate, low=float(ends[0]), high=float(ends[1]))
+
+
+def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool = True) -> SignFlips:
+    """Draw the sign flips of :func:`randomization_test` for ``d = a - b`` (``counts=False``: sums only)."""
+    x, y = paired_scores(a, b)
+    permutations = _positive_int("permutations", permutations)
+    d = x - y
+    n = d.size
+    table = _byte_sums(d).ravel()
+    groups = (n + 7) // 8
+    offsets = np.arange(groups, dtype=np.intp) * 256
+    last = np.uint8((0xFF << (8 * groups - n)) & 0xFF)  # the bits of the last byte that are queries
+    sums = np.empty(permutations)
+    flips = np.zeros(permutations)
+    index = np.empty((0, groups), dtype=np.intp)
+    gathered = np.empty((0, groups))
+    done = 0
+    for raw in sign_flip_bytes(_rng(seed), n, permutations):
+        rows = raw.shape[0]
+        if index.shape[0] != rows:  # buffers reused across blocks (all but the last block have the same size)
+            index = np.empty((rows, groups), dtype=np.intp)
+            gathered = np.empty((rows, groups))
+        np.add(raw, offsets, out=index)
+        np.take(table, index, out=gathered)
+        gathered.sum(axis=1, out=sums[done : done + rows])
+        if counts:
+            raw[:, -1] &= last
+            flips[done : done + rows] = np.bitwise_count(raw).sum(axis=1, dtype=np.int64)
+        done += rows
+    return SignFlips(differences=d, flipped_sums=sums, flipped_counts=flips, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -137,31 +258,24 @@ def randomization_test(
     (within a relative tolerance of 1e-9 so that float rounding does not split
     ties), and ``p = (count + 1) / (permutations + 1)``, which is never 0.
 
-    Work is done in blocks of at most :data:`CHUNK_ELEMENTS` signs, so memory
-    stays bounded for any number of queries or permutations.
+    The signs stay packed, eight to a byte, and each byte is looked up in a
+    table of partial sums (:class:`SignFlips`); work is done in blocks of at
+    most :data:`CHUNK_ELEMENTS` signs, so memory stays bounded for any number
+    of queries or permutations, and no BLAS is involved.
 
     >>> randomization_test([0.3, 0.5], [0.3, 0.5], permutations=99).p_value
     1.0
     """
-    x, y = paired_scores(a, b)
-    permutations = _positive_int("permutations", permutations)
-    d = x - y
-    n = d.size
-    total = float(d.sum())
-    observed = abs(total)
-    threshold = observed - 1e-9 * max(float(np.abs(d).sum()), 1e-300)
-    count = 0
-    for bits in sign_flip_bits(_rng(seed), n, permutations):
-        # Flipping the queries marked 1 turns the sum into total - 2 * (flipped part).
-        flipped = bits @ d
-        count += int(np.count_nonzero(np.abs(total - 2.0 * flipped) >= threshold))
+    flips = sign_flips(a, b, permutations=permutations, seed=seed, counts=False)
+    d = flips.differences
+    count = flips.count()
     return RandomizationTest(
-        mean_difference=total / n,
-        p_value=(count + 1) / (permutations + 1),
+        mean_difference=float(d.sum()) / d.size,
+        p_value=(count + 1) / (flips.permutations + 1),
         count=count,
-        permutations=permutations,
+        permutations=flips.permutations,
         seed=seed,
-        n=n,
+        n=d.size,
     )
 
 
@@ -293,7 +407,8 @@ def bootstrap_ci(
     ``(1 + confidence) / 2`` quantiles of the resampled means (linear
     interpolation, as ``numpy.quantile``). ``method="bca"`` (Efron 1987) shifts
     those levels by the bias correction ``z0 = Φ⁻¹(share of resampled means below
-    the estimate)`` and the jackknife acceleration ``â``; the share is clipped to
+    the estimate)``, those equal to it counting half (mid-rank, as scipy), and
+    the jackknife acceleration ``â``; the share is clipped to
     ``[1/(2B), 1 - 1/(2B)]`` so that ``z0`` stays finite. A statistic that does
     not vary across resamples (identical systems) gets the interval ``[estimate,
     estimate]``.
@@ -303,34 +418,43 @@ def bootstrap_ci(
     Interval(estimate=0.0, low=0.0, high=0.0)
     """
     x, y = paired_scores(a, b)
+    a_ci, b_ci, d_ci = bootstrap_means(np.stack([x, y, x - y]), confidence=confidence, resamples=resamples,
+                                       method=method, seed=seed)
+    return BootstrapCI(a=a_ci, b=b_ci, difference=d_ci, confidence=confidence, resamples=resamples, method=method,
+                       seed=seed)
+
+
+def bootstrap_means(
+    rows: np.ndarray, *, confidence: float = 0.95, resamples: int = 10_000, method: str = "percentile", seed: int = 0
+) -> tuple[Interval, ...]:
+    """Bootstrap intervals for the mean of each row of ``rows`` (series x queries), all from the same resamples.
+
+    The resampled query indices are those of :func:`bootstrap_ci` with the same
+    ``seed``, so a row gets the interval it would get there; a comparison of
+    many runs draws the indices once for all of them.
+
+    >>> [ci.estimate for ci in bootstrap_means(np.array([[0.25, 0.75], [1.0, 1.0]]), resamples=50)]
+    [0.5, 1.0]
+    """
+    data = np.asarray(rows, dtype=np.float64)
     resamples = _positive_int("resamples", resamples)
     if not 0.0 < confidence < 1.0:
-        raise UsageError(
-            f"confidence must be a float in (0, 1). Got {confidence!r} instead."
-        )
+        raise UsageError(f"confidence must be a float in (0, 1). Got {confidence!r} instead.")
     if method not in _METHODS:
-        raise UsageError(
-            f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead."
-        )
-    data = np.stack([x, y, x - y])  # 3 x n
-    n = x.size
-    means = np.empty((3, resamples))
+        raise UsageError(f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead.")
+    n = data.shape[1]
+    means = np.empty((data.shape[0], resamples))
     done = 0
+    gathered = None
     for idx in bootstrap_indices(_rng(seed), n, resamples):
-        rows = idx.shape[0]
-        for k in range(3):
-            means[k, done : done + rows] = data[k][idx].mean(axis=1)
-        done += rows
-    intervals = [_interval(data[k], means[k], confidence, method) for k in range(3)]
-    return BootstrapCI(
-        a=intervals[0],
-        b=intervals[1],
-        difference=intervals[2],
-        confidence=confidence,
-        resamples=resamples,
-        method=method,
-        seed=seed,
-    )
+        count = idx.shape[0]
+        if gathered is None or gathered.shape != idx.shape:  # one buffer reused across blocks and series
+            gathered = np.empty(idx.shape)
+        for k in range(data.shape[0]):
+            np.take(data[k], idx, out=gathered)
+            gathered.mean(axis=1, out=means[k, done : done + count])
+        done += count
+    return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
 
 
 def _interval(
@@ -352,8 +476,12 @@ def _bca_levels(
 ) -> np.ndarray:
     normal = NormalDist()
     b = boot.size
-    share = float(np.count_nonzero(boot < estimate)) / b
-    share = min(max(share, 1.0 / (2 * b)), 1.0 - 1.0 / (2 * b))
+    # Mid-rank share: resampled means equal to the estimate (common, IR scores are discrete) count half, as
+    # scipy.stats.bootstrap does; counting them all on one side shifts the interval by a whole step.
+    tie = 1e-10 * max(float(np.abs(values).max()), 1e-300)
+    below = np.count_nonzero(boot < estimate - tie)
+    equal = np.count_nonzero(np.abs(boot - estimate) <= tie)
+    share = min(max(float(below + 0.5 * equal) / b, 1.0 / (2 * b)), 1.0 - 1.0 / (2 * b))
     z0 = normal.inv_cdf(share)
     n = values.size
     # Jackknife means, leaving each query out in turn (closed form for the mean).
