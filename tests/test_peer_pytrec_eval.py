@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytrec_eval
 import pytrec_eval_ext
 from hypothesis import given, settings
@@ -31,6 +32,8 @@ from hypothesis import strategies as st
 
 import judged
 from judged.measures import family_of
+from judged.measures.families.interpolated import ELEVEN_POINTS, lround
+from judged.measures.trec_names import from_trec_eval
 
 QIDS = ("q1", "q2", "q3", "q4")
 # Byte order differs from numeric order (d1 < d10 < d19 < d2), and "D" < "a" < "d0".
@@ -330,3 +333,77 @@ def test_query_sets_follow_the_documented_rules():
     assert per_query(result, "RR") == {"q1": 1.0} == {"q1": theirs["q1"]["recip_rank"]}
     queries = result.provenance["queries"]
     assert (queries["judged"], queries["missing_from_run"], queries["run_only_ignored"]) == (3, 2, 1)
+
+
+# trec_eval's other single-qrels families, named as trec_eval names them; judged reads each name through
+# judged.measures.trec_names, so the table is under test too. unj is not in pytrec_eval (its value is in
+# tests/test_conformance_trec_eval.py); utility with coefficients fails there ("improper number of coefficients").
+TREC_FAMILIES = ("num_q", "gm_map", "iprec_at_recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
+                 "binG", "relative_P", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+TREC_PARAMETERS = ("set_F.0.5", "iprec_at_recall.0.25,0.05", "Rprec_mult.0.35,3", "relative_P.2,7")
+GEOMETRIC = {"gm_map", "gm_bpref"}
+
+
+def trec_family_pairs(names, rel: int, drop: bool) -> dict[str, tuple[str, judged.Measure]]:
+    """trec_eval printed name -> (the -m name that asks for it, judged's measure) for ``names`` under -l/-J."""
+    return {printed: (name, m) for name in names for printed, m in from_trec_eval(name, rel=rel, judged_only=drop)}
+
+
+def recall_rounding_differs(name: str, measure: judged.Measure, qrels, q, rel: int) -> bool:
+    """Does trec_eval 10's lround(level * R) differ from pytrec_eval's (long)(level * R + 0.9) here?
+
+    pytrec_eval bundles trec_eval 9's iprec_at_recall and 11pt_avg, which turned a recall level into a
+    number of relevant documents by adding 0.9 and truncating; trec_eval 10 rounds (m_iprec_at_recall.c).
+    judged follows trec_eval 10 (its own expected output, tests/test_conformance_trec_eval.py, and
+    test_iprec_matches_trec_eval_10_on_its_302_data), so those two are compared where both rules agree.
+    """
+    if name.split(".")[0] not in ("iprec_at_recall", "11pt_avg"):
+        return False
+    relevant = sum(1 for g in qrels.get(q, {}).values() if g >= rel)
+    levels = (measure.recall,) if measure.name == "IPrec" else ELEVEN_POINTS
+    return any(lround(np.array([v * relevant]))[0] != math.floor(v * relevant + 0.9) for v in levels)
+
+
+def nothing_judged_retrieved(run, qrels, q) -> bool:
+    return not any(qrels.get(q, {}).get(d, -1) >= 0 for d in run.get(q, {}))
+
+
+@settings(max_examples=300, deadline=None)
+@given(collections())
+def test_trec_eval_families_match_pytrec_eval(collection):
+    """Per query within 1e-12 of trec_eval's C code, under -l 1/2 and with/without -J; aggregates too.
+
+    gm_map and gm_bpref hold log(max(v, 1e-5)) per query in trec_eval; judged keeps the value and floors
+    and logs it in the aggregate (the geometric mean), so both are compared. Where -J leaves a query with
+    nothing retrieved trec_eval divides 0 by 0 for iprec_at_recall and 11pt_avg (NaN); judged scores 0.
+    """
+    run, qrels = collection
+    queries = comparable(run, qrels)
+    configs = {(rel, drop): trec_family_pairs(TREC_FAMILIES, rel, drop) for rel, drop in CONFIGS}
+    configs[(1, False)].update(trec_family_pairs(TREC_PARAMETERS, 1, False))
+    result = judged.evaluate(run, qrels, [m for pairs in configs.values() for _, m in pairs.values()])
+    for (rel, drop), pairs in configs.items():
+        defaults = {name for name, _ in pairs.values() if name in TREC_FAMILIES}
+        theirs = pytrec(run, qrels, defaults, rel, drop)
+        for parametrised in {name for name, _ in pairs.values()} - defaults:
+            for q, values in pytrec(run, qrels, {parametrised}, rel, drop).items():
+                theirs[q].update({k: v for k, v in values.items() if k != "set_F"} if "set_F" not in parametrised
+                                 else {"set_F_0.5": values["set_F"]})
+        for printed, (name, measure) in pairs.items():
+            mine = dict(zip(result.qids, result.values[measure]))
+            for q in sorted(queries):
+                value, expected = float(mine[q]), theirs[q][printed]
+                what = f"{measure} vs {printed} (-l{rel}{' -J' if drop else ''}) on {q}"
+                if recall_rounding_differs(name, measure, qrels, q, rel):
+                    continue
+                if name in GEOMETRIC:
+                    value = math.log(max(value, 1e-5))
+                if math.isnan(expected):
+                    assert drop and nothing_judged_retrieved(run, qrels, q) and value == 0.0, what
+                    continue
+                assert math.isclose(value, expected, rel_tol=0, abs_tol=1e-12), f"{what}: {value!r} != {expected!r}"
+            if (rel, drop) == (1, False) and not any(recall_rounding_differs(name, measure, qrels, q, rel)
+                                                     for q in queries):
+                per_q = [theirs[q][printed] for q in sorted(queries)]
+                aggregate = pytrec_eval.compute_aggregated_measure(printed, per_q)
+                assert math.isclose(result.value(measure), aggregate, rel_tol=0, abs_tol=1e-12), f"aggregate {printed}"
