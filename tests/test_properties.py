@@ -118,7 +118,12 @@ def measures(draw, gains=ANY_GAINS):
         "unjudged": st.sampled_from(UNJUDGED),
         "ties": st.sampled_from(family.ties),
         "norel": st.sampled_from(NORELS),
+        "p": st.floats(0.05, 0.95),
+        "T": st.floats(0.25, 4),
+        "max_rel": st.sampled_from((3, 4, "query")),
     }
+    if "max_rel" in family.params:  # gains scaled to [0, 1]: a map that is not monotone is refused
+        choices["gain"] = st.sampled_from((Gain("linear"), Gain("exp")))
     params = {p: draw(choices[p]) for p in family.params}
     return Measure(family.name, cutoff, **params)
 

@@ -83,9 +83,10 @@ def test_the_missing_policies_are_the_table_choices():
 
 
 def test_the_config_accepts_every_pinnable_convention_and_names_them():
-    assert config_module._KEYS == ["gain", "rel", "ideal", "unjudged", "ties", "norel", "missing", "measures",
-                                   "cutoffs"]
-    with pytest.raises(InputError, match="gain, rel, ideal, unjudged, ties, norel, missing, measures, cutoffs"):
+    assert config_module._KEYS == ["gain", "rel", "ideal", "unjudged", "ties", "norel", "max_rel", "missing",
+                                   "measures", "cutoffs"]
+    with pytest.raises(InputError,
+                       match="gain, rel, ideal, unjudged, ties, norel, max_rel, missing, measures, cutoffs"):
         Config.from_text("[conventions]\ndepth = 10\n")
     with pytest.raises(InputError, match=r"missing must be one of skip\|zero"):
         Config.from_text('[conventions]\nmissing = "drop"\n')

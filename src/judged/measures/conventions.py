@@ -123,12 +123,12 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention(
         "p", "measure", "number", "0.8",
         "persistence: the probability that the user goes on from one rank to the next (RBP, NERR10)",
-        bounds=(0.0, 1.0),
+        pinnable=False, bounds=(0.0, 1.0),
     ),
     Convention(
         "T", "measure", "number", "1",
         "target: the total scaled gain the user wants before stopping (INST, INSQ, BPM, NERR11)",
-        bounds=(0.0, None),
+        pinnable=False, bounds=(0.0, None),
     ),
     Convention(
         "max_rel", "measure", "scale", "1",

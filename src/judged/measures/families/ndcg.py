@@ -19,7 +19,7 @@ from judged.engine.view import RankedView
 from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.registry import family
 from judged.measures.spec import Measure
-from judged.measures.views import divide, measure_view, tie_weights
+from judged.measures.views import divide, measure_view, nonzero_sum, tie_weights
 
 _PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
 
@@ -32,7 +32,7 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
         return view.top(None).sum(judged_gains(view.grade, view.judged, measure.gain) * weights)
     top = view.top(measure.cutoff)
     row_gains = judged_gains(top.take(view.grade), top.take(view.judged), measure.gain)
-    return top.sum(row_gains * discounts(top.positions))
+    return nonzero_sum(top, row_gains * discounts(top.positions))
 
 
 def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
@@ -56,7 +56,7 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
         query = np.repeat(np.arange(len(everything.counts)), everything.counts)
         ideal_gains = ideal_gains[np.lexsort((-ideal_gains, query))]
     top = view.ideal_top(measure.cutoff)
-    return top.sum(np.maximum(top.take(ideal_gains), 0.0) * discounts(top.positions))
+    return nonzero_sum(top, np.maximum(top.take(ideal_gains), 0.0) * discounts(top.positions))
 
 
 @family(
