@@ -24,6 +24,8 @@ back to a plain string join). Either way the join is exact.
 
 from __future__ import annotations
 
+import weakref
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -44,8 +46,8 @@ def build_view(
     block_qids, block_lengths = run.blocks
     grouped = run.grouped
     run_qids = block_qids if grouped else block_qids.unique(maintain_order=True)
-    judged_qids = qrels.frame["qid"].unique()
-    qrels_only = judged_qids.filter(~judged_qids.is_in(run_qids.implode())).sort()
+    judgments = prepared(qrels)
+    qrels_only = judgments.qids.filter(~judgments.qids.is_in(run_qids.implode()))
     universe = pl.concat([run_qids, qrels_only])
     lookup = pl.DataFrame({"qid": universe, "qidx": np.arange(len(universe), dtype=np.int32)})
 
@@ -82,23 +84,19 @@ def build_view(
         order = keep if order is None else order[keep]
         counts = np.minimum(counts, depth)
 
-    qgrade = qrels.frame["grade"].to_numpy()
-    graded = qgrade >= 0
-    ideal_qidx = _query_index(qrels.frame["qid"], lookup)[graded]
-    qgrade = qgrade[graded]
-    ideal_order = np.lexsort((-qgrade, ideal_qidx))
+    ideal_offsets, ideal_grade = judgments.ideal_of(universe)
     missing = np.zeros(len(universe), dtype=bool)
     missing[len(run_qids) :] = True
     return RankedView(
         qids=universe.to_list(),
         missing=missing,
-        run_only=~universe.is_in(judged_qids.implode()).to_numpy(),
+        run_only=~universe.is_in(judgments.qids.implode()).to_numpy(),
         offsets=_offsets(counts),
         grade=grade,
         judged=judged,
         score=score,
-        ideal_offsets=_offsets(np.bincount(ideal_qidx, minlength=len(universe))),
-        ideal_grade=qgrade[ideal_order].astype(np.int32),
+        ideal_offsets=ideal_offsets,
+        ideal_grade=ideal_grade,
         ties=ties,
         docid=(docids if order is None else docids.gather(order)) if keep_docids else None,
     )
@@ -130,25 +128,78 @@ def _join_grades(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
 
 def _matched_by_query(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     """Matched (run row, qrels row) pairs of a run grouped by query, found within each query in C."""
-    qids = qrels.frame["qid"]
-    order = None
-    runs = qids.rle()
-    if runs.struct.field("value").n_unique() != len(runs):  # judgments not grouped by query: group them
-        order = qids.arg_sort().to_numpy()
-        runs = qids.gather(order).rle()
-    lengths = runs.struct.field("len").to_numpy().astype(np.int64)
-    ends = np.cumsum(lengths)
-    lookup = pl.DataFrame({"qid": runs.struct.field("value"), "start": ends - lengths, "end": ends})
+    judgments = prepared(qrels)
     block_qids, block_lengths = run.blocks
-    ranges = pl.DataFrame({"qid": block_qids}).join(lookup, on="qid", how="left", maintain_order="left").fill_null(0)
+    ranges = judgments.ranges(block_qids)
     return match_judgments(
         run.frame["docid"],
         _offsets(block_lengths),
         qrels.frame["docid"],
-        np.arange(len(qrels)) if order is None else order,
-        ranges["start"].to_numpy(),
-        ranges["end"].to_numpy(),
+        judgments.rows,
+        judgments.starts[ranges],
+        judgments.ends[ranges],
     )
+
+
+@dataclass(frozen=True, eq=False)
+class PreparedJudgments:
+    """What the view needs of a judgments set whatever the run: its queries (sorted), each query's rows, and
+    each query's graded judgments in descending grade (the ideal list). Built once per :class:`Qrels` by
+    :func:`prepared`, so an evaluator that scores many runs against one set pays for it once.
+    """
+
+    qids: pl.Series
+    rows: np.ndarray  # the judgment rows grouped by query, in the order of ``qids``
+    starts: np.ndarray  # query i's rows are rows[starts[i]:ends[i]]; the entry past the last query is empty
+    ends: np.ndarray
+    ideal_offsets: np.ndarray  # query i's ideal grades are ideal_grade[ideal_offsets[i]:ideal_offsets[i + 1]]
+    ideal_grade: np.ndarray
+
+    @classmethod
+    def of(cls, qrels: Qrels) -> PreparedJudgments:
+        qids = qrels.frame["qid"]
+        rows = qids.arg_sort().to_numpy().astype(np.int64)  # stable: a query's rows keep their file order
+        runs = qids.gather(rows).rle()
+        lengths = runs.struct.field("len").to_numpy().astype(np.int64)
+        ends = np.cumsum(lengths)
+        grade = qrels.frame["grade"].to_numpy()[rows]
+        graded = grade >= 0  # a negative grade is pooled but not judged: never in the ideal list
+        query = np.repeat(np.arange(len(lengths)), lengths)[graded]
+        ideal = np.lexsort((-grade[graded], query))
+        return cls(
+            qids=runs.struct.field("value"),
+            rows=rows,
+            starts=np.append(ends - lengths, 0),
+            ends=np.append(ends, 0),
+            ideal_offsets=_offsets(np.bincount(query, minlength=len(lengths))),
+            ideal_grade=grade[graded][ideal].astype(np.int32),
+        )
+
+    def ranges(self, qids: pl.Series) -> np.ndarray:
+        """Index of each of ``qids`` among the judged queries; the empty entry past them when not judged."""
+        index = pl.DataFrame({"qid": self.qids, "i": np.arange(len(self.qids), dtype=np.int64)})
+        found = pl.DataFrame({"qid": qids}).join(index, on="qid", how="left", maintain_order="left")["i"]
+        return found.fill_null(len(self.qids)).to_numpy()
+
+    def ideal_of(self, qids: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+        """The ideal lists (offsets, grades) of ``qids`` in their order; a query without judgments has none."""
+        index = self.ranges(qids)
+        bounds = np.append(self.ideal_offsets, self.ideal_offsets[-1])  # the entry past the last query is empty
+        counts = bounds[index + 1] - bounds[index]
+        offsets = _offsets(counts)
+        take = np.repeat(bounds[index] - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
+        return offsets, self.ideal_grade[take]
+
+
+_PREPARED: weakref.WeakKeyDictionary[Qrels, PreparedJudgments] = weakref.WeakKeyDictionary()
+
+
+def prepared(qrels: Qrels) -> PreparedJudgments:
+    """The :class:`PreparedJudgments` of ``qrels``, computed on its first use and kept while it lives."""
+    found = _PREPARED.get(qrels)
+    if found is None:
+        found = _PREPARED[qrels] = PreparedJudgments.of(qrels)
+    return found
 
 
 def _matched_by_pair(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
