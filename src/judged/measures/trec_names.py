@@ -38,7 +38,8 @@ class Entry:
     conventions one parameter list sets in order (``utility.2,-1,0,0``; a
     ``None`` slot is a coefficient judged does not offer, accepted only at 0),
     printed as written. ``per_query`` is False for what trec_eval prints in
-    the summary only (gm_map, gm_bpref, num_q).
+    the summary only (gm_map, gm_bpref, num_q). ``conventions`` are the
+    values trec_eval fixes where judged's default differs (rbp's p = 0.9).
     """
 
     family: str
@@ -47,6 +48,7 @@ class Entry:
     levels: tuple[float, ...] = ()
     coefficients: tuple[str | None, ...] = ()
     per_query: bool = True
+    conventions: tuple[tuple[str, object], ...] = ()
 
 
 #: trec_eval's default recall levels (m_iprec_at_recall.c) and multiples of R (m_Rprec_mult.c).
@@ -87,6 +89,8 @@ TABLE: dict[str, Entry] = {
     "set_F": Entry("SetF", coefficients=("beta",)),
     "num_nonrel_judged_ret": Entry("NumNonRelJudgedRet"),
     "unj": Entry("Unjudged", (5, 10, 20)),
+    "rbp": Entry("RBP", conventions=(("p", 0.9), ("max_rel", "query"))),  # m_rbp.c: gains over the top grade
+    "rbp_resid": Entry("RBP_resid", conventions=(("p", 0.9), ("max_rel", "query"))),
 }
 
 _NAME = re.compile(r"(?P<entry>[A-Za-z0-9_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
@@ -133,7 +137,8 @@ def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> lis
     if entry.cutoffs is None:
         if params:
             raise UsageError(f"trec_eval measure {table_name} takes no parameters in judged. Got {name!r}.")
-        return [(table_name, _with_flags(Measure(entry.family), rel, judged_only))]
+        return [(table_name, _with_flags(Measure(entry.family, **dict(entry.conventions)), rel,  # type: ignore[arg-type]
+                                         judged_only))]
     cutoffs = _cutoffs(params, name) if params else entry.cutoffs
     return [(f"{table_name}_{k}", _with_flags(Measure(entry.family, k), rel, judged_only)) for k in cutoffs]
 
@@ -155,6 +160,8 @@ def to_trec_eval(measure: Measure) -> TrecName:
         return TrecName(f"ndcg_{pairs}", "ndcg", 0)
     for entry_name, entry in TABLE.items():
         if entry.family != name or (entry.cutoffs is None) != (k is None):
+            continue
+        if any(getattr(measure, c) != v for c, v in entry.conventions):
             continue
         if entry.level is not None:
             level = float(getattr(measure, entry.level))

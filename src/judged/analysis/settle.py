@@ -1,0 +1,352 @@
+"""Which comparisons the judgments already decide, whatever the unjudged documents turn out to be.
+
+For runs A, B, ... one nDCG measure and the current judgments with a pool,
+:func:`settle` computes, for every pair of runs, the exact minimum and maximum
+of the mean difference ``mean(nDCG_A - nDCG_B)`` over every assignment of
+grades (from the grade domain) to the pooled documents that are not judged.
+A grade is one grade for both runs, so this is a *joint* bound, much tighter
+than ``min(A) - max(B)``: both runs share the query's ideal list, so per query
+the difference is ``(DCG_A - DCG_B) / IDCG`` and a document both runs rank at
+the same depth cannot move its sign. Queries are independent, so the mean's
+bound is the mean of the per-query bounds.
+
+A pair is **settled** when its bound does not straddle 0: the sign of the
+difference is the same under every assignment (or it is 0 under all of
+them). The order of all runs is settled when every pair is. Each run's mean
+gets its own exact range under the same pool. The stopping rule, "every
+comparison among these runs on this measure is settled by the current
+judgments", is then a statement judged proves, with the counts behind it.
+
+Beyond the sign, the paired t-test at ``alpha`` (two-sided, per pair, no
+correction): its conclusion *cannot change* when a proof over every
+per-query difference inside the bounds says so (the mean's bound against an
+upper bound on the variance, or the largest |t| against the least variance,
+docs/settle.md); it *can change* when two assignments with different
+conclusions are found (the all-low, all-high and ``samples`` random corners
+of the per-query ranges: each is reached by an actual assignment); otherwise
+the answer is an *estimate*: none of the sampled assignments changes it.
+
+>>> import judged
+>>> from judged.analysis.settle import settle
+>>> runs = [judged.read_run({"q": {"a": 3.0, "u": 2.0, "b": 1.0}}, name="A"),
+...         judged.read_run({"q": {"b": 3.0, "u": 2.0, "a": 1.0}}, name="B")]
+>>> s = settle(runs, {"q": {"a": 2, "b": 0}}, "nDCG@3", grades=range(3))
+>>> p = s.pairs[0]      # u sits at rank 2 in both: whatever its grade, A ranks a (grade 2) above b
+>>> p.settled, p.sign, round(p.minimum, 4) > 0
+(True, 1, True)
+>>> s.stopping.fires
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from itertools import combinations
+
+import numpy as np
+
+from judged.analysis.bounds import _grade_domain
+from judged.analysis.impact import MOVE, OpenPair, grade_probabilities, impact
+from judged.analysis.joint import JointPool, check_measure, joint_pool
+from judged.analysis.settle_search import ratio_range
+from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.errors import UsageError
+from judged.io import read_qrels, read_run
+from judged.measures import parse
+from judged.measures.spec import Measure
+
+#: A mean bound beyond 0 by no more than this is treated as touching 0 (the exact ranges round by about 1e-16).
+SETTLE_EPS = 1e-12
+TEST_STATES = ("cannot change", "can change", "estimate")
+
+
+@dataclass(frozen=True)
+class RunBound:
+    """One run's mean over the shared queries: with unjudged as 0, and its exact range."""
+
+    run: str
+    mean: float
+    minimum: float
+    maximum: float
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """The paired t-test of a pair at ``alpha``: its conclusion now and whether the unjudged grades can change it.
+
+    ``conclusion`` is 1 (first run significantly better), -1 (worse) or 0 (no
+    significant difference); ``state`` one of ``TEST_STATES``; ``how`` says
+    why (the proof, the witness, or how many assignments were sampled).
+    """
+
+    conclusion: int
+    state: str
+    how: str
+
+
+@dataclass(frozen=True, eq=False)
+class PairBound:
+    """Runs ``a`` and ``b`` (a listed first): mean difference a - b now, its exact range, and per query."""
+
+    a: str
+    b: str
+    difference: float
+    minimum: float
+    maximum: float
+    low: np.ndarray  #: per shared query
+    high: np.ndarray
+    test: TestOutcome | None  #: None with fewer than two shared queries
+
+    @property
+    def settled(self) -> bool:
+        """The sign of the difference is the same under every assignment."""
+        return self.sign is not None
+
+    @property
+    def sign(self) -> int | None:
+        """1 when a is ahead under every assignment, -1 when behind, 0 when tied under all; None when open."""
+        if self.minimum > SETTLE_EPS:
+            return 1
+        if self.maximum < -SETTLE_EPS:
+            return -1
+        if abs(self.minimum) <= SETTLE_EPS and abs(self.maximum) <= SETTLE_EPS:
+            return 0
+        return None
+
+
+@dataclass(frozen=True)
+class StoppingRule:
+    """Whether every comparison is settled, with the counts that say so."""
+
+    fires: bool
+    pairs_settled: int
+    pairs: int
+    unjudged: int  #: pooled documents of the shared queries without a judgment
+    could_matter: int | None  #: of those, documents whose grade can move an open pair's bound (None: not counted)
+    statement: str
+
+
+@dataclass(frozen=True, eq=False)
+class Settlement:
+    """Everything :func:`settle` found (module docstring)."""
+
+    measure: Measure
+    pool: str  #: ``top_k``, ``retrieved`` or ``given``
+    grades: tuple[int, ...]
+    alpha: float
+    qids: tuple[str, ...]  #: the queries every run scored
+    skipped: int  #: judged queries some run did not score (missing under missing=skip)
+    runs: tuple[RunBound, ...]
+    pairs: tuple[PairBound, ...]
+    stopping: StoppingRule
+    data: JointPool  #: restricted to ``qids``; what the selection strategies read
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The runs by mean with unjudged as 0, best first (ties in the order given)."""
+        ranked = sorted(range(len(self.runs)), key=lambda i: -self.runs[i].mean)
+        return tuple(self.runs[i].run for i in ranked)
+
+    @property
+    def order_settled(self) -> bool:
+        """Whether every pair, and so the order of all runs, is settled."""
+        return all(pair.settled for pair in self.pairs)
+
+    def open_pairs(self) -> list[OpenPair]:
+        """The open pairs as :class:`~judged.analysis.impact.OpenPair` (for :mod:`~judged.analysis.selection`)."""
+        index = {run.run: i for i, run in enumerate(self.runs)}
+        return [OpenPair(index[p.a], index[p.b], p.low, p.high, (p.minimum + p.maximum) / 2 >= 0)
+                for p in self.pairs if not p.settled]
+
+
+def settle(
+    runs: Sequence,
+    qrels,
+    measure: Measure | str = "nDCG@10",
+    *,
+    pool: str | Iterable[tuple[str, str]] = "top_k",
+    grades: Iterable[int] | None = None,
+    missing: str = "skip",
+    alpha: float = 0.05,
+    samples: int = 200,
+    seed: int = 0,
+    count_matter: bool = True,
+) -> Settlement:
+    """Joint bounds of every pair of ``runs`` on an nDCG ``measure``, the settled order and the stopping rule.
+
+    ``runs`` are paths, frames or mappings (read as :func:`judged.read_run`),
+    ``qrels`` the current judgments (a negative grade is pooled, not judged).
+    ``pool`` is ``top_k`` (every run's top k), ``retrieved`` (everything
+    retrieved) or the (qid, docid) pairs of a pool; only its unjudged
+    documents take grades, from ``grades`` (default 0..the highest grade in
+    ``qrels``). The measure must have ``ideal=judged``, ``ties=trec|input``
+    and ``norel=0|1``; its ``unjudged`` parameter is ignored (unjudged as 0 is
+    the current value). ``alpha``, ``samples`` and ``seed`` drive the t-test
+    part (module docstring). ``count_matter`` counts, for the stopping rule,
+    the unjudged documents whose grade can move an open bound (one exact solve
+    per document, grade and open pair; ``could_matter`` is None without it).
+    """
+    if missing not in MISSING_POLICIES:
+        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    if not 0 < alpha < 1:
+        raise UsageError(f"alpha must lie strictly between 0 and 1. Got {alpha!r} instead.")
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:
+        raise UsageError(f"samples must be an int >= 0. Got {samples!r} instead.")
+    measure = check_measure(parse(measure) if isinstance(measure, str) else measure)
+    measure = replace(measure, unjudged="zero")
+    loaded = [read_run(run) for run in runs]
+    if len(loaded) < 2:
+        raise UsageError(f"settle compares runs: give at least two. Got {len(loaded)}.")
+    names = [run.name for run in loaded]
+    if len(set(names)) < len(names):
+        raise UsageError(f"two runs are named alike ({', '.join(names)}); settle names pairs by run.")
+    qrels = read_qrels(qrels)
+    domain = _grade_domain(qrels, grades)
+    data = joint_pool(loaded, qrels, measure, domain, pool)
+    results = [evaluate(run, qrels, [measure], missing=missing) for run in loaded]
+    current = np.array([result.values[measure] for result in results])
+    shared = ~np.isnan(current).any(axis=0)
+    data = _restrict(data, np.flatnonzero(shared))
+    current = current[:, shared]
+
+    norel = float(measure.norel)
+    run_bounds = []
+    for r, name in enumerate(data.runs):
+        lo, hi = _range(data, np.eye(len(data.runs))[r], norel, current[r])
+        run_bounds.append(RunBound(name, _mean(current[r]), _mean(lo), _mean(hi)))
+    t_crit = _t_critical(alpha, len(data.qids))
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for a, b in combinations(range(len(data.runs)), 2):
+        weights = np.zeros(len(data.runs))
+        weights[a], weights[b] = 1.0, -1.0
+        now = current[a] - current[b]
+        lo, hi = _range(data, weights, 0.0, now)
+        test = None if t_crit is None else _test(now, lo, hi, t_crit, samples, rng)
+        pairs.append(PairBound(data.runs[a], data.runs[b], _mean(now), _mean(lo), _mean(hi), lo, hi, test))
+    partial = Settlement(measure, pool if isinstance(pool, str) else "given", domain, alpha, data.qids,
+                         int((~shared).sum()), tuple(run_bounds), tuple(pairs),
+                         StoppingRule(False, 0, 0, 0, 0, ""), data)
+    return replace(partial, stopping=_stopping(partial, qrels, count_matter))
+
+
+def _restrict(data: JointPool, keep: np.ndarray) -> JointPool:
+    return replace(data, qids=tuple(data.qids[q] for q in keep), counts=data.counts[keep],
+                   alpha=data.alpha[:, keep], pool=tuple(data.pool[q] for q in keep),
+                   discount=tuple(data.discount[q] for q in keep), missing=data.missing[:, keep])
+
+
+def _range(data: JointPool, weights: np.ndarray, empty: float, now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact per-query range of the objective, widened to the current value when unjudged as 0 is an assignment."""
+    lo, hi = ratio_range(data.problems(weights, empty))
+    if data.values[0] == 0:
+        lo, hi = np.fmin(lo, now), np.fmax(hi, now)
+    return lo, hi
+
+
+def _mean(values: np.ndarray) -> float:
+    return float(values.sum() / len(values)) if len(values) else float("nan")
+
+
+def _t_critical(alpha: float, n: int) -> float | None:
+    if n < 2:
+        return None
+    import scipy.stats
+
+    return float(scipy.stats.t.ppf(1 - alpha / 2, n - 1))
+
+
+def conclusions(differences: np.ndarray, t_crit: float) -> np.ndarray:
+    """The paired t-test's conclusion for each row of per-query differences: 1, -1 or 0 (not significant).
+
+    Significant when |t| >= ``t_crit`` (p <= alpha); every difference equal:
+    0 when they are 0, else significant (``judged.stats.paired.t_test``'s rule).
+
+    >>> conclusions(np.array([[0.2, 0.21, 0.22], [0.1, -0.1, 0.0], [0.2, 0.2, 0.2]]), 4.303)
+    array([1, 0, 1])
+    """
+    d = np.atleast_2d(differences)
+    n = d.shape[1]
+    mean = d.mean(axis=1)
+    sd = d.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = np.where(sd > 0, mean / (sd / np.sqrt(n)), np.where(mean == 0, 0.0, np.copysign(np.inf, mean)))
+    return np.where(np.abs(t) >= t_crit, np.sign(t), 0).astype(np.int64)
+
+
+def _test(now: np.ndarray, lo: np.ndarray, hi: np.ndarray, t_crit: float, samples: int, rng) -> TestOutcome:
+    conclusion = int(conclusions(now, t_crit)[0])
+    if _proved(conclusion, lo, hi, t_crit):
+        return TestOutcome(conclusion, "cannot change", "proved over every difference inside the bounds")
+    corners = np.vstack((lo, hi, np.where(rng.random((samples, len(lo))) < 0.5, lo, hi)))
+    found = conclusions(corners, t_crit)
+    differ = np.flatnonzero(found != conclusion)
+    if len(differ):
+        which = ("every query at its lowest difference", "every query at its highest difference")
+        first = int(differ[0])
+        where = which[first] if first < 2 else "a sampled corner of the ranges"
+        return TestOutcome(conclusion, "can change", f"an assignment gives {_WORDS[int(found[first])]} ({where})")
+    return TestOutcome(conclusion, "estimate", f"none of {samples + 2} assignments changes it; not proved")
+
+
+_WORDS = {1: "significantly better", -1: "significantly worse", 0: "no significant difference"}
+
+
+def _proved(conclusion: int, lo: np.ndarray, hi: np.ndarray, t_crit: float) -> bool:
+    """Whether every vector of differences inside [lo, hi] gives ``conclusion`` (sufficient conditions)."""
+    n = len(lo)
+    if conclusion != 0:
+        low_mean = float(np.mean(lo)) if conclusion > 0 else -float(np.mean(hi))
+        if low_mean <= 0:
+            return False
+        centre = float(np.mean((lo + hi) / 2))
+        # var(d) <= sum (d_q - m)^2 / (n - 1) for any m, and each term is largest at an end of its range
+        upper_var = float(np.maximum((lo - centre) ** 2, (hi - centre) ** 2).sum()) / (n - 1)
+        return upper_var == 0 or low_mean / np.sqrt(upper_var / n) > t_crit * (1 + 1e-9)
+    least_var = _least_variance(lo, hi)
+    largest_mean = max(abs(float(np.mean(lo))), abs(float(np.mean(hi))))
+    if least_var <= 0:
+        return largest_mean == 0
+    return largest_mean / np.sqrt(least_var / n) < t_crit * (1 - 1e-9)
+
+
+def _least_variance(lo: np.ndarray, hi: np.ndarray) -> float:
+    """min over d in the box [lo, hi] of the sample variance: min over m of sum dist(m, [lo_q, hi_q])^2 / (n - 1).
+
+    Piecewise quadratic in m: on each interval between consecutive ends, the
+    ranges above m and below m are fixed and the minimiser is their ends' mean.
+    """
+    ends = np.unique(np.concatenate((lo, hi)))
+    candidates = [ends]
+    for left, right in zip(np.concatenate(([-np.inf], ends)), np.concatenate((ends, [np.inf]))):
+        above, below = lo >= right, hi <= left
+        count = int(above.sum() + below.sum())
+        if count:
+            centre = (float(lo[above].sum()) + float(hi[below].sum())) / count
+            candidates.append(np.array([min(max(centre, left), right)]))
+    m = np.concatenate(candidates)[:, None]
+    distance = np.maximum(lo[None, :] - m, 0) + np.maximum(m - hi[None, :], 0)
+    return float((distance**2).sum(axis=1).min()) * (1 - 1e-9) / (len(lo) - 1)
+
+
+def _stopping(s: Settlement, qrels, count_matter: bool) -> StoppingRule:
+    settled = sum(p.settled for p in s.pairs)
+    open_pairs = s.open_pairs()
+    could: int | None = 0 if count_matter or not open_pairs else None
+    if open_pairs and could is not None:
+        probabilities = grade_probabilities(s.data, [g for g in qrels.frame["grade"].to_list() if g >= 0])
+        for q in range(len(s.qids)):
+            if s.data.pool[q]:
+                could += int((impact(s.data, open_pairs, q, probabilities) > MOVE).sum())
+    unjudged = s.data.unjudged
+    runs = len(s.runs)
+    if not open_pairs:
+        statement = (f"every comparison among these {runs} runs on {s.measure} is settled by the current "
+                     f"judgments: {settled} of {len(s.pairs)} pairs settled; {unjudged} pooled documents unjudged, "
+                     "none of which can change a conclusion")
+    else:
+        matter = "" if could is None else f", {could} of which can still move an open pair's bound"
+        statement = (f"not yet: {settled} of {len(s.pairs)} pairs settled on {s.measure}; {unjudged} pooled "
+                     f"documents unjudged{matter}")
+    return StoppingRule(not open_pairs, settled, len(s.pairs), unjudged, could, statement)
