@@ -2,13 +2,18 @@
 
 Grammar: ``NAME [ "(" key=value {"," key=value} ")" ] [ "@" k ]``. Values may
 be quoted; a gain map is written in braces (``gain={0:0,1:1,2:3,3:7}``).
-``ndcg_cut_10``-style trec_eval names are not accepted here: this is the
-language every output prints.
+A name judged does not know is read as trec_eval names it (``ndcg_cut_10``,
+``ndcg_cut.10``, ``P_10``, ``map_cut_10``, ``iprec_at_recall_0.50``,
+``11pt_avg``), through the one table :mod:`judged.measures.trec_names`, when
+it names exactly one measure; every output then prints judged's canonical
+form. An unknown name suggests the nearest of judged's and trec_eval's names.
 
 >>> str(parse("NDCG(ties=average, gain=exp)@5"))
 'nDCG(gain=exp,ideal=judged,unjudged=zero,ties=average,norel=0)@5'
->>> parse("MAP") == parse("AP")
+>>> parse("MAP") == parse("AP") and parse("ndcg_cut.10") == parse("ndcg_cut_10") == parse("nDCG@10")
 True
+>>> str(parse("iprec_at_recall_0.50"))
+'IPrec(rel=1,unjudged=zero,ties=trec,norel=0,recall=0.5)'
 """
 
 from __future__ import annotations
@@ -16,22 +21,49 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from judged.errors import MeasureError
+from judged.errors import MeasureError, UsageError
 from judged.measures.conventions import PARAM_ORDER
-from judged.measures.registry import family_of
+from judged.measures.registry import family_of, unknown_measure
 from judged.measures.spec import Measure, value_of
 
 _HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*")
 
 
 def parse(text: str) -> Measure:
-    """Parse one measure string into a :class:`Measure`."""
+    """Parse one measure string into a :class:`Measure` (judged's grammar, else one trec_eval name)."""
     if not isinstance(text, str) or not text.strip():
         raise MeasureError(f"a measure must be a non-empty string like 'nDCG@10'. Got {text!r}.")
+    try:
+        return _parse(text)
+    except MeasureError as err:
+        trec = _trec_eval_measure(text.strip())
+        if trec is None:
+            raise err from None
+        return trec
+
+
+def _trec_eval_measure(text: str) -> Measure | None:
+    """The one measure trec_eval's name ``text`` asks for; None if it is no trec_eval name."""
+    from judged.measures.trec_names import from_trec_eval, is_trec_eval_name
+
+    if not is_trec_eval_name(text):
+        return None
+    try:
+        measures = from_trec_eval(text)
+    except UsageError as err:
+        raise MeasureError(str(err)) from None
+    if len(measures) > 1:
+        printed = ", ".join(name for name, _ in measures)
+        raise MeasureError(f"trec_eval's {text!r} names {len(measures)} measures ({printed}); name one, "
+                           f"e.g. {measures[0][0]} or {measures[0][1]}.")
+    return measures[0][1]
+
+
+def _parse(text: str) -> Measure:
     head = _HEAD.match(text)
     if head is None:
         raise MeasureError(f"cannot read measure {text!r}: it must start with a name like nDCG.")
-    name = family_of(head.group("name")).name
+    name = _family_name(head.group("name"))
     rest = text[head.end() :]
     params: dict[str, str] = {}
     if rest.startswith("("):
@@ -50,6 +82,15 @@ def parse(text: str) -> Measure:
                 f"cutoff must be an int >= 1. Got {match.group(1)!r} instead in {text!r}."
             ) from None
     return Measure(name, cutoff, **_convert(params, text))
+
+
+def _family_name(name: str) -> str:
+    from judged.measures.trec_names import printed_names
+
+    try:
+        return family_of(name).name
+    except MeasureError:
+        raise unknown_measure(name, printed_names()) from None
 
 
 def explicit_params(text: str) -> dict[str, str]:

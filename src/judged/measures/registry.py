@@ -8,7 +8,7 @@ are declared in :mod:`judged.measures.conventions`.
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -131,12 +131,27 @@ def family_of(name: str) -> Family:
         return _FAMILIES[name]
     if name in _ALIASES:
         return _FAMILIES[_ALIASES[name]]
+    raise unknown_measure(name)
+
+
+def unknown_measure(name: str, others: Iterable[str] = ()) -> MeasureError:
+    """The error for an unknown measure name, suggesting the nearest family names, aliases and ``others``.
+
+    ``others`` are further names a reader accepts (trec_eval's, from :mod:`judged.measures.parse`); each
+    suggestion is written as the user would type it: a family by its name, another name as it is.
+
+    >>> str(unknown_measure("nDGC"))
+    "unknown measure 'nDGC'. Did you mean 'nDCG'? `judged measures` lists them all."
+    """
+    _load()
     lowered = {alias.lower(): canonical for alias, canonical in _ALIASES.items()}
     lowered.update({canonical.lower(): canonical for canonical in _FAMILIES})
+    for other in others:
+        lowered.setdefault(other.lower(), other)
     close = difflib.get_close_matches(name.lower(), list(lowered), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(lowered[c] for c in close))[:3]
     hint = f" Did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
-    raise MeasureError(f"unknown measure {name!r}.{hint} `judged measures` lists them all.")
+    return MeasureError(f"unknown measure {name!r}.{hint} `judged measures` lists them all.")
 
 
 

@@ -105,6 +105,25 @@ class TrecName:
     cutoff: float
 
 
+def printed_names() -> list[str]:
+    """Every table entry's name and the names it prints at its default parameters (``ndcg_cut_10``), for suggestions.
+
+    >>> "ndcg_cut_10" in printed_names() and "gm_map" in printed_names()
+    True
+    """
+    return list(TABLE) + [printed for entry in TABLE for printed, _ in from_trec_eval(entry)]
+
+
+def is_trec_eval_name(name: str) -> bool:
+    """Does ``name`` have the shape of a trec_eval measure name and name an entry judged computes?
+
+    >>> is_trec_eval_name("ndcg_cut.10"), is_trec_eval_name("P_10"), is_trec_eval_name("nDCG@10")
+    (True, True, False)
+    """
+    match = _NAME.fullmatch(name.strip())
+    return match is not None and match.group("entry") in TABLE
+
+
 def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> list[tuple[str, Measure]]:
     """The measures trec_eval computes for ``name`` (``-m name``), each with the name it prints.
 
@@ -214,13 +233,13 @@ def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:
 
 
 def _cutoffs(params: str, name: str) -> list[int]:
-    try:
-        cutoffs = [int(p) for p in params.split(",")]
-    except ValueError:
-        raise UsageError(f"trec_eval cutoffs must be integers >= 1, as in P.5,10. Got {name!r}.") from None
+    """The cutoffs as trec_eval reads them (get_long_cutoffs): each by C's atol (its leading integer, so
+    ``23.4`` is 23), in ascending order, the order it prints them in."""
+    leading = [re.match(r"\s*[+-]?[0-9]+", p) for p in params.split(",")]
+    cutoffs = [int(m.group()) if m else 0 for m in leading]
     if any(k < 1 for k in cutoffs):
         raise UsageError(f"trec_eval cutoffs must be integers >= 1, as in P.5,10. Got {name!r}.")
-    return list(dict.fromkeys(cutoffs))
+    return sorted(set(cutoffs))
 
 
 def _numbers(params: str, name: str) -> list[float]:

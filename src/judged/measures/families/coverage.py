@@ -24,7 +24,7 @@ from judged.measures.spec import Measure
 
 @family(
     "Unjudged",
-    aliases=("unj", "unjudged"),
+    aliases=("unjudged",),
     params=(),
     summary="share of the top k that has no judgment (trec_eval's unj): k is the denominator, so a short "
     "ranking is padded with judged documents; a negative grade counts as unjudged",

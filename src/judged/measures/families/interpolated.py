@@ -58,7 +58,7 @@ def interpolated_precision(view: RankedView, measure: Measure, level: float) -> 
 
 @family(
     "IPrec",
-    aliases=("iprec_at_recall",),
+    aliases=("IPrecAtRecall",),
     params=(*_PARAMS, "recall"),
     ties=ORDERED_TIES,
     cutoff="none",

@@ -71,7 +71,7 @@ def set_f(view: RankedView, measure: Measure) -> np.ndarray:
 
 @family(
     "RelP",
-    aliases=("relative_P",),
+    aliases=("RelativeP", "set_relative_P"),
     params=_SET_PARAMS,
     ties=ORDERED_TIES,
     summary="relative precision (trec_eval's relative_P and, without @k, set_relative_P): precision of the top k "
