@@ -11,6 +11,10 @@ applies without saying (its tie rule, its missing-query policy).
 'nDCG(gain=linear,ideal=judged,unjudged=drop,ties=trec,norel=0)@10'
 >>> str(from_ir_measures("NumRet(rel=2)"))
 'NumRelRet(rel=2,unjudged=zero,ties=trec)'
+>>> str(from_ir_measures("ERR@10")), str(from_ir_measures("RBP(p=0.9)"))
+('ERR(unjudged=zero,ties=trec,max_rel=4)@10', 'RBP(gain=linear,unjudged=zero,ties=trec,p=0.9,max_rel=1)')
+>>> str(from_ir_measures("INST(T=2,min_rel=0,max_rel=3)"))
+'INST(gain=linear,unjudged=zero,ties=trec,T=2,max_rel=3)'
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from judged.errors import MeasureError, UsageError
 from judged.measures.parse import parse
 from judged.measures.spec import Gain, Measure
 
+#: ir_measures' defaults where judged's differ: gdeval (its ERR) fixes the top grade at 4; NERR10's p is 0.9.
+_THEIR_DEFAULTS: dict[str, dict[str, object]] = {"ERR": {"max_rel": 4}, "NERR10": {"p": 0.9}}
 #: ir_measures names that are not judged family names or aliases: (judged family, takes a cutoff).
 _RENAMED = {"SetP": "P", "SetR": "R"}
 _NO_CUTOFF = frozenset(_RENAMED)
@@ -66,13 +72,12 @@ def _read(text: str) -> tuple[str, dict[str, object]]:
 
 def _convert(name: str, params: dict[str, object], label: str) -> Measure:
     cutoff = params.pop("cutoff", None)
+    params = {**_THEIR_DEFAULTS.get(name, {}), **params}
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"  # ir_measures counts relevant retrieved documents as NumRet(rel=r)
     if name in _NO_CUTOFF and cutoff is not None:
         raise UsageError(f"ir_measures' {name} takes no cutoff. Got {label!r}.")
-    conventions: list[str] = []
-    for key, value in params.items():
-        conventions.append(_convention(key, value, label))
+    conventions = [c for c in (_convention(key, value, label) for key, value in params.items()) if c]
     text = _RENAMED.get(name, name) + (f"({','.join(conventions)})" if conventions else "")
     try:
         return parse(text + (f"@{cutoff}" if cutoff is not None else ""))
@@ -83,6 +88,12 @@ def _convert(name: str, params: dict[str, object], label: str) -> Measure:
 def _convention(key: str, value: object, label: str) -> str:
     if key == "rel" and isinstance(value, int) and not isinstance(value, bool):
         return f"rel={value}"
+    if key in ("p", "T") and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{key}={value}"
+    if key == "max_rel" and isinstance(value, int) and not isinstance(value, bool):
+        return f"max_rel={value}"
+    if key == "min_rel" and value == 0:
+        return ""  # judged's scaled gains start at grade 0
     if key == "judged_only" and isinstance(value, bool):
         return f"unjudged={'drop' if value else 'zero'}"
     if key == "gains" and isinstance(value, dict):
@@ -90,4 +101,4 @@ def _convention(key: str, value: object, label: str) -> str:
     if key == "dcg" and value in ("log2", "exp-log2"):
         return "gain=" + ("exp" if value == "exp-log2" else "linear")
     raise UsageError(f"ir_measures parameter {key}={value!r} in {label!r} has no judged convention; judged reads "
-                     "rel, judged_only, gains and dcg.")
+                     "rel, judged_only, gains, dcg, p, T, max_rel and min_rel=0.")
