@@ -64,6 +64,8 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 _JUDGMENT_GROUP = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 _RELSTRING_LENGTH = 10
+#: What trec_eval resets to 0 for a query -c adds (it scores a one-document stand-in ranking, then cleans up).
+_RESET_FOR_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
 
 
 class TrecEvalExit(Exception):
@@ -98,7 +100,8 @@ def run_trec_eval(words: Sequence[str], out: TextIO, err: TextIO) -> int:
     try:
         text, notes = _evaluate(words)
     except TrecEvalExit as stop:
-        err.write(f"judged trec_eval: {stop.message}\n" + (USAGE if stop.usage else ""))
+        prefix = "" if stop.status == 0 else "judged trec_eval: "
+        err.write(f"{prefix}{stop.message}\n" + (USAGE if stop.usage else ""))
         return stop.status
     for note in notes:
         err.write(f"judged trec_eval: {note}\n")
@@ -239,15 +242,16 @@ class _Evaluation:
                                "run; trec_eval 10 stops here (exit 4), -c scores it 0")
 
     def _converted(self, values: QueryValues, named: dict[str, list[tuple[str, Measure]]]) -> QueryValues:
-        """The per-query values as z-scores under -Z (each measure under its printed name), else as they are."""
-        if self.zscores is None:
-            return values
+        """The per-query values as trec_eval accumulates them: under -c, the entries it resets after scoring a
+        missing query's stand-in ranking set to 0 (trec_eval.c); under -Z, z-scores by printed name."""
         raw = dict(values.raw)
-        for pairs in named.values():
+        for entry, pairs in named.items():
             for printed, m in pairs:
-                scored = np.where(np.isnan(values.raw[m]), float(m.norel) if m.norel != "skip" else 0.0,
-                                  values.raw[m])
-                raw[m] = self.zscores.convert(printed, values.qids, scored.tolist())
+                scored = np.where(np.isnan(raw[m]), float(m.norel) if m.norel != "skip" else 0.0, raw[m])
+                if entry in _RESET_FOR_MISSING:
+                    scored = np.where(values.missing, 0.0, scored)
+                raw[m] = scored if self.zscores is None else self.zscores.convert(printed, values.qids,
+                                                                                  scored.tolist())
         return replace(values, raw=raw)
 
     def _relstring(self, qrels: Qrels, qids: list[str]) -> TrecColumn:
@@ -287,16 +291,16 @@ class _Evaluation:
             raise TrecEvalExit(1, f"illegal measure '{entry}{'.' + params if params else ''}': {error}") from None
 
     def _preferences(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
-        reader = read_prefs if self.options.rel_format == "prefs" else read_qrels_prefs
-        prefs = _read(reader, self.qrels_path)
         names = [e for e in entries if e in PREFERENCE_MEASURES]
         for name in names:
             if self.marked.params.get(name):
                 raise TrecEvalExit(1, f"illegal measure '{name}.{self.marked.params[name]}': it takes no parameters")
+        reader = read_prefs if self.options.rel_format == "prefs" else read_qrels_prefs
+        prefs = _read(reader, self.qrels_path)
         try:
             values = preference_values(self.run, prefs, names, depth=self.options.max_docs)
         except InputError as error:
-            raise TrecEvalExit(2, f"{error}\nQuit in file '{self.qrels_path}'") from None
+            raise TrecEvalExit(2, f"{error}\njudged trec_eval: Quit in file '{self.qrels_path}'") from None
         self._check_missing(list(values.qids), values.missing)
         columns = {n: [self._numeric(n, values.qids, values.values[n], PREFERENCE_MEASURES[n][0])] for n in names}
         return columns, list(values.qids)
@@ -328,7 +332,7 @@ def _read(reader, path: str):
     try:
         return reader(path)
     except InputError as error:
-        raise TrecEvalExit(2, f"{error}\nQuit in file '{path}'") from None
+        raise TrecEvalExit(2, f"{error}\njudged trec_eval: Quit in file '{path}'") from None
 
 
 def _record(item: Run | Qrels) -> dict:

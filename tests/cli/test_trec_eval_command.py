@@ -1,0 +1,200 @@
+"""`judged trec_eval` through click's CliRunner: trec_eval's option rules, its exit codes and messages, -n, -Z, -J, -c.
+
+The byte-for-byte comparisons with trec_eval's own expected outputs are in tests/test_conformance_trec_eval.py;
+here each option is checked on a collection small enough to work out by hand.
+"""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from judged.cli import main
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, ["trec_eval", *[str(a) for a in args]])
+
+
+@pytest.fixture
+def files(tmp_path):
+    """q1: the run ranks u (unjudged), b (relevant), c (non-relevant); q2 is judged but not in the run."""
+    qrels = tmp_path / "qrels"
+    qrels.write_text("q1 0 b 1\nq1 0 c 0\nq1 0 d 1\nq2 0 x 1\n")
+    run = tmp_path / "run"
+    run.write_text("q1 Q0 u 1 3 tagA\nq1 Q0 b 2 2 tagA\nq1 Q0 c 3 1 tagA\n")
+    answered = tmp_path / "qrels1"
+    answered.write_text("q1 0 b 1\nq1 0 c 0\nq1 0 d 1\n")
+    return {"qrels": qrels, "run": run, "answered": answered, "dir": tmp_path}
+
+
+def lines(output):
+    return [line.split("\t") for line in output.splitlines()]
+
+
+def test_per_query_and_summary_in_trec_eval_layout(files):
+    result = run_cli("-q", "-m", "map", "-mP.5", files["answered"], files["run"])
+    assert result.exit_code == 0, result.output
+    # b at rank 2 is the one relevant document found of R = 2: AP = (1/2) / 2 = 0.25; P_5 = 1/5
+    assert result.stdout == ("map                   \tq1\t0.2500\nP_5                   \tq1\t0.2000\n"
+                             "map                   \tall\t0.2500\nP_5                   \tall\t0.2000\n")
+
+
+def test_measures_print_in_trec_eval_table_order_whatever_the_command_line_order(files):
+    result = run_cli("-m", "recip_rank", "-m", "runid", "-m", "P.10,5", "-m", "num_q", files["answered"], files["run"])
+    assert [row[0].rstrip() for row in lines(result.stdout)] == ["runid", "num_q", "recip_rank", "P_5", "P_10"]
+    assert lines(result.stdout)[0] == ["runid                 ", "all", "tagA"]
+
+
+def test_nosummary_prints_only_per_query_lines(files):
+    both = run_cli("-q", "-m", "map", files["answered"], files["run"]).stdout
+    assert run_cli("-q", "-n", "-m", "map", files["answered"], files["run"]).stdout == both.splitlines(True)[0]
+    assert run_cli("-n", "-m", "map", files["answered"], files["run"]).stdout == ""
+    assert run_cli("--nosummary", "--query_eval_wanted", "--meas=map", files["answered"], files["run"]).stdout == (
+        both.splitlines(True)[0])
+
+
+def test_judged_only_drops_unjudged_documents_before_ranking(files):
+    plain = dict((r[0].rstrip(), r[2]) for r in lines(run_cli("-m", "map", "-m", "recip_rank", "-m", "relstring",
+                                                              "-q", files["answered"], files["run"]).stdout))
+    judged = dict((r[0].rstrip(), r[2]) for r in lines(run_cli("-J", "-m", "map", "-m", "recip_rank", "-m",
+                                                               "relstring", "-q", files["answered"],
+                                                               files["run"]).stdout))
+    # without -J: u (unjudged, '-') is rank 1, b rank 2: RR 1/2, AP (1/2)/2; with -J b is rank 1: RR 1, AP 1/2
+    assert (plain["recip_rank"], plain["map"], plain["relstring"]) == ("0.5000", "0.2500", "'-10'")
+    assert (judged["recip_rank"], judged["map"], judged["relstring"]) == ("1.0000", "0.5000", "'10'")
+
+
+def test_zscores_use_the_file_and_mark_what_it_lacks(files):
+    zscores = files["dir"] / "z"
+    zscores.write_text("q1 map 0.15 0.05\nq1 P_5 0.2 0\n")
+    result = run_cli("-q", "-Z", zscores, "-m", "map", "-m", "P.5,10", "-m", "runid", files["answered"], files["run"])
+    assert result.exit_code == 0, result.output
+    got = {(r[0].rstrip(), r[1]): r[2] for r in lines(result.stdout)}
+    assert got[("Zmap", "q1")] == "2.0000"  # (0.25 - 0.15) / 0.05
+    assert got[("ZP_5", "q1")] == "0.0000"  # deviation 0 at the mean
+    assert got[("ZP_10", "q1")] == "-1000000.0000"  # not in the file
+    assert got[("runid", "all")] == "tagA"  # strings stay strings
+
+
+def test_complete_scores_missing_queries_zero_and_without_it_exits_4(files):
+    result = run_cli("-q", "-m", "map", files["qrels"], files["run"])
+    assert result.exit_code == 4
+    assert "judged query 'q2' has no results in the run" in result.stderr
+    complete = run_cli("-q", "-c", "-m", "map", "-m", "num_q", "-m", "relstring", files["qrels"], files["run"])
+    got = {(r[0].rstrip(), r[1]): r[2] for r in lines(complete.stdout)}
+    assert (got[("map", "q2")], got[("relstring", "q2")], got[("num_q", "all")]) == ("0.0000", "''", "2")
+    assert got[("map", "all")] == "0.1250"  # (0.25 + 0) / 2
+
+
+def test_max_retrieved_keeps_the_first_documents(files):
+    result = run_cli("-M1", "-m", "num_ret", "-m", "recip_rank", files["answered"], files["run"])
+    assert [r[2] for r in lines(result.stdout)] == ["1", "0.0000"]  # only u, unjudged
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["-x"], "invalid option -- 'x'"),
+    (["--frobnicate"], "unrecognized option '--frobnicate'"),
+    (["--R", "prefs"], "option '--R' is ambiguous"),
+    (["-m"], "option requires an argument -- 'm'"),
+    (["-Mabc"], "-M needs an integer (the number of documents kept per query, as in -M100). Got 'abc'."),
+    (["-M", "0"], "-M needs an integer >= 1"),
+    (["-l", "two"], "-l needs an integer"),
+])
+def test_command_line_errors_print_usage_and_exit_1(files, arguments, message):
+    result = run_cli(files["answered"], files["run"], *arguments)  # options may follow the files
+    assert result.exit_code == 1
+    assert message in result.stderr
+    assert "Usage: judged trec_eval" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(("measure", "message"), [
+    ("frobnicate", "illegal measure 'frobnicate'"),
+    ("P.", "improper measure in parameter 'P'"),
+    ("P.0", "illegal measure 'P.0'"),
+    ("prefs_simp.3", "illegal measure"),
+])
+def test_illegal_measures_exit_1(files, measure, message):
+    result = run_cli("-m", measure, "-R", "prefs" if measure.startswith("prefs") else "qrels", files["answered"],
+                     files["run"])
+    assert result.exit_code == 1
+    assert message in result.stderr
+
+
+def test_wrong_number_of_files_prints_usage(files):
+    result = run_cli("-q", files["answered"])
+    assert result.exit_code == 1
+    assert "expected 2 file names" in result.stderr and "Usage:" in result.stderr
+
+
+def test_a_missing_file_is_an_input_error_exit_2(files):
+    result = run_cli("-m", "map", files["dir"] / "nope", files["run"])
+    assert result.exit_code == 2
+    assert f"{files['dir'] / 'nope'}: no such file" in result.stderr
+    assert f"Quit in file '{files['dir'] / 'nope'}'" in result.stderr
+
+
+def test_a_bad_line_names_file_and_line(files):
+    bad = files["dir"] / "bad"
+    bad.write_text("q1 0 b 1\nq1 0 c high\n")
+    result = run_cli("-m", "map", bad, files["run"])
+    assert result.exit_code == 2
+    assert f"{bad}:2: grade is not an integer: 'q1 0 c high'" in result.stderr
+
+
+@pytest.mark.parametrize(("arguments", "status", "message"), [
+    (["-R", "qrels_xyz"], 2, "Illegal rel_format 'qrels_xyz'"),
+    (["-T", "other"], 2, "Illegal retrieval results format 'other'"),
+    (["-R", "prefs", "-m", "map"], 4, "measure 'map' needs -R qrels judgments, not -R prefs"),
+    (["-m", "all_prefs"], 4, "needs -R prefs judgments"),
+    (["-D", "1"], 1, "-D (debug output) is not supported"),
+])
+def test_formats_and_measures_that_do_not_fit(files, arguments, status, message):
+    result = run_cli(*arguments, files["answered"], files["run"])
+    assert result.exit_code == status
+    assert message in result.stderr
+
+
+def test_a_nickname_notes_entries_judged_does_not_compute(files):
+    result = run_cli("-m", "all_trec", files["answered"], files["run"])
+    assert result.exit_code == 0
+    assert "not computed (judged has no such measure)" in result.stderr
+    named = run_cli("-m", "yaap", files["answered"], files["run"])
+    assert named.exit_code == 1
+    assert "judged does not compute trec_eval's 'yaap'" in named.stderr
+
+
+def test_version_and_help(files):
+    version = run_cli("-v")
+    assert version.exit_code == 0 and version.stderr.startswith("trec_eval version 10.0 (judged ")
+    shown = run_cli("-h")
+    assert shown.exit_code == 0
+    assert "Usage: judged trec_eval" in shown.stdout and "all_trec:" in shown.stdout
+
+
+def test_options_after_the_files_and_double_dash(files):
+    result = run_cli(files["answered"], files["run"], "-m", "map")
+    assert lines(result.stdout) == [["map                   ", "all", "0.2500"]]
+    dashed = files["dir"] / "-run"
+    dashed.write_text(files["run"].read_text())
+    result = run_cli("-m", "map", "--", files["answered"], dashed)
+    assert lines(result.stdout) == [["map                   ", "all", "0.2500"]]
+
+
+def test_preferences_worked_example(files):
+    """One user prefers a > b > c (one sub-group); the run ranks b, a and never retrieves c.
+
+    a>b: both retrieved, broken; a>c, b>c: implied, fulfilled. prefs_simp = 2/3,
+    prefs_simp_ret = 0/1, prefs_simp_imp = 2/3 (no preference has neither retrieved)."""
+    prefs = files["dir"] / "prefs"
+    prefs.write_text("q1 u1 s1 a 2\nq1 u1 s1 b 1\nq1 u1 s1 c 0\n")
+    run = files["dir"] / "prun"
+    run.write_text("q1 Q0 b 1 2 t\nq1 Q0 a 2 1 t\n")
+    result = run_cli("-R", "prefs", "-m", "all_prefs", "-q", prefs, run)
+    assert result.exit_code == 0, result.output
+    got = {r[0].rstrip(): r[2] for r in lines(result.stdout) if r[1] == "q1"}
+    assert (got["prefs_num_prefs_poss"], got["prefs_num_prefs_ful"], got["prefs_num_prefs_ful_ret"]) == ("3", "2", "0")
+    assert (got["prefs_simp"], got["prefs_simp_ret"], got["prefs_simp_imp"]) == ("0.6667", "0.0000", "0.6667")
+    # R = 2 relevant (a, b) >= N = 1 non-relevant: (2 + rel_ret 2 * (2 - 1)) / (3 + R 2 * (2 - 1)) = 4/5
+    assert got["prefs_avgjg_Rnonrel"] == "0.8000"
