@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from judged.errors import MeasureError
-from judged.measures.conventions import PARAM_ORDER, choices
+from judged.measures.conventions import PARAM_ORDER, choices, convention
 
 if TYPE_CHECKING:
     from judged.engine.view import RankedView
@@ -52,6 +52,7 @@ class Family:
     def validate(self, measure: Measure) -> None:
         """Raise :class:`MeasureError` if ``measure`` sets something this family cannot honour."""
         from judged.measures.spec import Measure as _Measure
+        from judged.measures.spec import value_of
 
         if measure.cutoff is not None:
             if self.cutoff == "none":
@@ -66,6 +67,9 @@ class Family:
                 continue
             if getattr(measure, param) != defaults[param].default:
                 raise MeasureError(f"{self.name} has no parameter {param!r}.")
+        for param in self.params:
+            if convention(param).kind == "number":
+                value_of(param, repr(float(getattr(measure, param))), self.name)  # its bounds
         if measure.ties not in self.ties:
             raise MeasureError(
                 f"{self.name} does not support ties={measure.ties}: "
