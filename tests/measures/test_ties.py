@@ -68,3 +68,28 @@ def test_ranking_in_place_equals_full_sort(docs, ties, rnd):
     a = judged.evaluate(frame(ordered), qrels, measures)
     b = judged.evaluate(frame(shuffled), qrels, measures)
     assert a.aggregate == b.aggregate
+
+
+def test_a_gain_map_that_favours_grade_0_over_unjudged_has_true_bounds():
+    """Issue 12: with gain={0:1,1:2} a judged grade-0 document gains more than an unjudged one (always 0), so the
+    worst order puts the unjudged one first; ordering the tied group by grade put the judged one first (1.0)."""
+    run, qrels = {"q": {"u": 1.0, "z": 1.0}}, {"q": {"z": 0, "r": 1}}
+    r = judged.evaluate(run, qrels, ["DCG(gain={0:1,1:2},ties=worst)@1", "DCG(gain={0:1,1:2},ties=best)@1"])
+    assert r.value("DCG(gain={0:1,1:2},ties=worst)@1") == 0.0  # u first
+    assert r.value("DCG(gain={0:1,1:2},ties=best)@1") == 1.0  # z first
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections, st.sampled_from([1, 2, 3, None]),
+       st.dictionaries(st.integers(0, 3), st.floats(-3, 5, allow_nan=False), min_size=1))
+def test_worst_and_best_bound_every_order_for_any_gain_map(docs, k, mapping):
+    """A map need not grow with the grade nor give grade 0 nothing: worst and best still bound trec and input."""
+    run = {"q": {d: float(s) for d, s, _ in docs}}
+    qrels = {"q": {d: g for d, _, g in docs if g is not None} or {"zz": 1}}
+    gain = "{" + ",".join(f"{g}:{v!r}" for g, v in sorted(mapping.items())) + "}"
+    cut = "" if k is None else f"@{k}"
+    names = {t: f"DCG(gain={gain},ties={t}){cut}" for t in ("trec", "input", "worst", "best")}
+    r = judged.evaluate(run, qrels, list(names.values()))
+    low, high = r.value(names["worst"]), r.value(names["best"])
+    for t in ("trec", "input"):
+        assert low - 1e-9 <= r.value(names[t]) <= high + 1e-9
