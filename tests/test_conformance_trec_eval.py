@@ -12,6 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from judged.cli import main
+from judged.cli.trec_eval_command import TREC_EVAL_ORDER
 from judged.measures import parse
 from judged.measures.trec_names import to_trec_eval
 
@@ -105,8 +106,6 @@ def test_comment_run_keeps_hash_inside_docids(conformance):
 
 
 # ---- judged trec_eval: all 15 comparisons of trec_eval's quicktest, whole files byte for byte ----
-
-from judged.cli.trec_eval_command import TREC_EVAL_ORDER  # noqa: E402
 
 MEAS_PARAMS_ARGS = ["-q", "-miprec_at_recall..10,.20,.25,.75,.50", "-m", "P.5,7,3", "-m", "recall.20,2000", "-m",
                     "Rprec_mult.5.0,0.2,0.35", "-mutility.2,-1,0,0", "-m", "11pt_avg..25,.5,.75",
