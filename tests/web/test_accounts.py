@@ -19,7 +19,7 @@ from web_helpers import CHEAP, EVIL_DOCID, build_store, csrf_of, login
 from judged.errors import UsageError
 from judged.judgments import Store
 from judged.judgments.account_schema import login_attempts, users, web_sessions
-from judged.judgments.accounts import Accounts, User
+from judged.judgments.accounts import Accounts, Failures, User
 from judged.judgments.model import now
 from judged.judgments.schema import metadata
 from judged.judgments.worklist import Worklist
@@ -84,21 +84,45 @@ def test_set_password_ends_every_session(accounts):
         accounts.set_password("nobody", "whatever-password")
 
 
+def _allow(failures: Failures) -> None:
+    """A check that lets every attempt through."""
+
+
 def _attempt(accounts, name, ip, ok):
-    attempt = accounts.begin_attempt(name, ip, now() - dt.timedelta(minutes=15), 100, 100)
+    attempt = accounts.begin_attempt(name, ip, now() - dt.timedelta(minutes=15), _allow)
     if ok:
         accounts.succeeded(attempt)
 
 
-def test_failures_count_per_name_since_the_last_success_and_per_address(accounts):
+def _counts(accounts, name, ip, since) -> tuple[int, int]:
+    failures = accounts.failures(name, ip, since)
+    return failures.by_name_and_address, failures.by_address
+
+
+def test_failures_count_per_name_and_address_since_their_last_success_and_per_address(accounts):
     window = now() - dt.timedelta(minutes=15)
+    _attempt(accounts, "alice", "10.0.0.1", False)
     _attempt(accounts, "alice", "10.0.0.1", False)
     _attempt(accounts, "alice", "10.0.0.2", False)
     _attempt(accounts, "bob", "10.0.0.1", False)
-    assert accounts.failures("alice", "10.0.0.1", window) == (2, 2)
-    _attempt(accounts, "alice", "10.0.0.3", True)
-    assert accounts.failures("alice", "10.0.0.1", window) == (0, 2)
-    assert accounts.failures("alice", "10.0.0.1", now() + dt.timedelta(seconds=1)) == (0, 0)
+    assert _counts(accounts, "alice", "10.0.0.1", window) == (2, 3)
+    _attempt(accounts, "alice", "10.0.0.3", True)  # a success elsewhere resets nothing here
+    assert _counts(accounts, "alice", "10.0.0.1", window) == (2, 3)
+    _attempt(accounts, "alice", "10.0.0.1", True)
+    assert _counts(accounts, "alice", "10.0.0.1", window) == (0, 3)
+    assert _counts(accounts, "alice", "10.0.0.2", window) == (1, 1)
+    assert _counts(accounts, "alice", "10.0.0.1", now() + dt.timedelta(seconds=1)) == (0, 0)
+    last = accounts.failures("bob", "10.0.0.1", window).last
+    assert last is not None and window < last <= now()
+
+
+def test_a_refused_attempt_is_not_recorded(accounts):
+    def refuse(failures: Failures) -> None:
+        raise UsageError("no")
+
+    with pytest.raises(UsageError):
+        accounts.begin_attempt("alice", "10.0.0.1", now() - dt.timedelta(minutes=15), refuse)
+    assert _counts(accounts, "alice", "10.0.0.1", now() - dt.timedelta(minutes=15)) == (0, 0)
 
 
 def test_concurrent_guesses_cannot_pass_the_limit_together(accounts):
@@ -110,14 +134,21 @@ def _check_concurrent_guesses(accounts):
     window = now() - dt.timedelta(minutes=15)
     start = threading.Barrier(12)
 
+    def five(failures: Failures) -> None:
+        if failures.by_name_and_address >= 5:
+            raise UsageError("wait")
+
     def guess(_):
         start.wait()
-        return accounts.begin_attempt("dora", "10.0.0.9", window, 5, 20)
+        try:
+            return accounts.begin_attempt("dora", "10.0.0.9", window, five)
+        except UsageError:
+            return None
 
     with ThreadPoolExecutor(12) as pool:
         attempts = list(pool.map(guess, range(12)))
     assert sum(a is not None for a in attempts) == 5
-    assert accounts.failures("dora", "10.0.0.9", window) == (5, 5)
+    assert _counts(accounts, "dora", "10.0.0.9", window) == (5, 5)
 
 
 def test_old_attempts_are_forgotten(accounts, store):
@@ -180,7 +211,7 @@ def test_migration_0002_on_postgresql():
             assert _no_drift(store.engine) == []
             accounts = Accounts(store, hasher=CHEAP)
             _attempt(accounts, "carol", "::1", False)
-            assert accounts.failures("carol", "::1", now() - dt.timedelta(minutes=1)) == (1, 1)
+            assert _counts(accounts, "carol", "::1", now() - dt.timedelta(minutes=1)) == (1, 1)
             _check_concurrent_guesses(accounts)
             alice = TestClient(create_app(store, hasher=CHEAP))
             assert login(alice, "alice").status_code == 303

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
 from fastapi.testclient import TestClient
 from web_helpers import CHEAP, PASSWORDS, csrf_of, login
 
@@ -111,40 +112,105 @@ def test_an_expired_session_is_refused(store):
     assert client.get("/api/queue").status_code == 401
 
 
-def test_failed_logins_lock_the_name_even_for_the_right_password(store):
-    app = create_app(store, WebSettings(max_failures_per_user=3, max_failures_per_ip=100), hasher=CHEAP)
-    client = TestClient(app)
+_ATTACKER, _LEAD = ("203.0.113.5", 40000), ("198.51.100.7", 40001)
+
+
+def _limited(store, **limits) -> object:
+    return create_app(store, WebSettings(**{"login_free_failures_per_address": 100, **limits}), hasher=CHEAP)
+
+
+def test_failures_from_one_client_never_keep_the_right_password_out_from_another(store):
+    app = _limited(store, login_free_failures=3)
+    attacker = TestClient(app, client=_ATTACKER)
     for _ in range(3):
-        assert login(client, "alice", "wrong-password").status_code == 401
-    locked = login(client, "alice")
-    assert locked.status_code == 429
-    assert locked.json()["error"]["code"] == "rate_limited"
-    assert locked.headers["retry-after"] == "900"
-    assert login(client, "bob").status_code == 303  # another name from the same address is not locked
+        assert login(attacker, "lena", "wrong-password").status_code == 401
+    for _ in range(5):  # refused before the password is checked, and nothing more is recorded
+        refused = login(attacker, "lena")
+        assert refused.status_code == 429 and refused.headers["retry-after"] == "1"
+    assert refused.json() == {"error": {"code": "rate_limited",
+                                        "message": "too many failed logins from here; wait 1 seconds and try again"}}
+    assert login(TestClient(app, client=_LEAD), "lena").status_code == 303  # the lead, from elsewhere
+    assert login(attacker, "bob").status_code == 303  # another name from the attacker's address is not held back
 
 
-def test_a_success_resets_the_name_count(store):
-    app = create_app(store, WebSettings(max_failures_per_user=3, max_failures_per_ip=100), hasher=CHEAP)
-    client = TestClient(app)
-    for _ in range(2):
-        login(client, "alice", "wrong-password")
+class _Clock:
+    """``now`` for the login limiter and the accounts, moved on by hand."""
+
+    def __init__(self) -> None:
+        self.moment = dt.datetime(2026, 12, 1, 12, 0, tzinfo=dt.UTC)
+
+    def __call__(self) -> dt.datetime:
+        return self.moment
+
+    def advance(self, seconds: float) -> None:
+        self.moment += dt.timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def clock(monkeypatch) -> _Clock:
+    clock = _Clock()
+    monkeypatch.setattr("judged.judgments.accounts.now", clock)
+    monkeypatch.setattr("judged.web.ratelimit.now", clock)
+    return clock
+
+
+def test_the_wait_doubles_with_every_failure_and_a_success_ends_it(store, clock):
+    client = TestClient(_limited(store, login_free_failures=2), client=_ATTACKER)
+    assert [login(client, "alice", "wrong-password").status_code for _ in range(2)] == [401, 401]
+    for wait in (1, 2, 4, 8):
+        refused = login(client, "alice")
+        assert refused.status_code == 429 and refused.headers["retry-after"] == str(wait)
+        clock.advance(wait - 0.5)
+        assert login(client, "alice").headers["retry-after"] == "1"  # 0.5 s left, rounded up
+        clock.advance(0.5)
+        assert login(client, "alice", "wrong-password").status_code == 401  # waited: the password is checked
+    assert login(client, "alice").headers["retry-after"] == "16"
+    clock.advance(16)
     assert login(client, "alice").status_code == 303
+    assert login(client, "alice", "wrong-password").status_code == 401  # the count starts again
+    assert login(client, "alice", "wrong-password").status_code == 401
+
+
+def test_the_wait_is_at_most_the_longest_and_failures_older_than_the_memory_are_forgotten(store, clock):
+    client = TestClient(_limited(store, login_free_failures=1), client=_ATTACKER)
+    for wait in (0, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 900, 900):  # 1024 s would be over the 15 minutes
+        clock.advance(wait)
+        assert login(client, "alice", "wrong-password").status_code == 401
+    assert login(client, "alice").headers["retry-after"] == "900"
+    clock.advance(900)
+    assert login(client, "alice", "wrong-password").status_code == 401
+    assert login(client, "alice").headers["retry-after"] == "900"  # remembered: still the longest wait
+    clock.advance(24 * 3600)  # a day without a guess: every failure is forgotten
+    assert login(client, "alice", "wrong-password").status_code == 401
+    assert login(client, "alice").headers["retry-after"] == "1"  # the count starts again
+
+
+def test_a_success_resets_only_its_own_clients_count(store):
+    app = _limited(store, login_free_failures=3)
+    attacker, lead = TestClient(app, client=_ATTACKER), TestClient(app, client=_LEAD)
     for _ in range(2):
-        assert login(TestClient(app), "alice", "wrong-password").status_code == 401
-    assert login(TestClient(app), "alice").status_code == 303
+        login(lead, "lena", "wrong-password")
+    assert login(lead, "lena").status_code == 303
+    for _ in range(3):
+        assert login(attacker, "lena", "wrong-password").status_code == 401
+    for _ in range(2):
+        assert login(TestClient(app, client=_LEAD), "lena", "wrong-password").status_code == 401
+    assert login(TestClient(app, client=_LEAD), "lena").status_code == 303
+    assert login(attacker, "lena").status_code == 429  # the lead's success gave the attacker nothing
 
 
-def test_failures_from_one_address_lock_it_for_every_name(store):
-    app = create_app(store, WebSettings(max_failures_per_user=100, max_failures_per_ip=4), hasher=CHEAP)
-    client = TestClient(app)
+def test_failures_from_one_address_for_many_names_back_off_that_address(store):
+    app = create_app(store, WebSettings(login_free_failures=100, login_free_failures_per_address=4), hasher=CHEAP)
+    client = TestClient(app, client=_ATTACKER)
     for name in ("alice", "bob", "carol", "dave"):
         assert login(client, name, "wrong-password").status_code == 401
     assert login(client, "lena").status_code == 429
+    assert login(TestClient(app, client=_LEAD), "lena").status_code == 303
 
 
 def test_limits_hold_across_workers_sharing_the_store(store):
     """Two app instances (as two uvicorn workers would be) over one store count the same attempts."""
-    settings = WebSettings(max_failures_per_user=2, max_failures_per_ip=100)
+    settings = WebSettings(login_free_failures=2, login_free_failures_per_address=100)
     first, second = (create_app(store, settings, hasher=CHEAP) for _ in range(2))
     assert login(TestClient(first), "bob", "wrong-password").status_code == 401
     assert login(TestClient(second), "bob", "wrong-password").status_code == 401

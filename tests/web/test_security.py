@@ -16,14 +16,15 @@ WEB = Path(__file__).resolve().parents[2] / "src" / "judged" / "web"
 PUBLIC = {("GET", "/login"), ("POST", "/login")}
 #: Every route of the app; a new route must be added here, and so to these contract tests.
 ROUTES = {
-    ("GET", "/login"), ("POST", "/login"), ("POST", "/logout"), ("GET", "/"),
+    ("GET", "/login"), ("POST", "/login"), ("POST", "/logout"), ("GET", "/api/session"), ("GET", "/"),
     ("GET", "/assess"), ("GET", "/grade"), ("GET", "/api/queue"), ("GET", "/api/pairs/{position}"),
     ("POST", "/api/judgments"), ("POST", "/api/undo"),
-    ("GET", "/lead"), ("POST", "/lead/efforts"), ("GET", "/lead/efforts/{pool}"), ("GET", "/api/efforts/{pool}"),
-    ("GET", "/lead/adjudicate"), ("POST", "/lead/adjudications"), ("POST", "/lead/freeze"),
-    ("GET", "/lead/sets/{spec}"), ("GET", "/lead/sets/{spec}/qrels"), ("GET", "/lead/sets/{spec}/sidecar"),
+    ("GET", "/lead"), ("POST", "/lead/efforts"), ("GET", "/lead/efforts/{pool:path}"),
+    ("GET", "/api/efforts/{pool:path}"), ("GET", "/lead/adjudicate"), ("POST", "/lead/adjudications"),
+    ("POST", "/lead/freeze"), ("GET", "/lead/sets/{spec:path}"), ("GET", "/lead/sets/{spec:path}/qrels"),
+    ("GET", "/lead/sets/{spec:path}/sidecar"),
 }
-_PARAMS = {"{position}": "1", "{pool}": "default", "{spec}": "x@1"}
+_PARAMS = {"{position}": "1", "{pool:path}": "default", "{spec:path}": "x@1"}
 
 
 def _routes() -> set[tuple[str, str]]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -147,20 +148,19 @@ class Accounts:
         with writing(self.engine) as connection:
             connection.execute(sa.delete(web_sessions).where(web_sessions.c.token_sha256 == _digest(token)))
 
-    def begin_attempt(self, name: str, ip: str, since: dt.datetime, max_by_name: int, max_by_ip: int) -> int | None:
-        """Start a login attempt: its id, recorded as failed until :meth:`succeeded`; ``None`` when locked out.
+    def begin_attempt(self, name: str, ip: str, since: dt.datetime, check: Callable[[Failures], None]) -> int:
+        """Start a login attempt: its id, recorded as failed until :meth:`succeeded`.
 
-        Counting the failures and recording this attempt happen in one transaction that no other
-        login can interleave with (SQLite's write lock; a table lock on PostgreSQL), so concurrent
-        guesses cannot all pass the count before any of them is recorded.
+        ``check`` is called with the failures so far (:class:`Failures`) and raises to refuse the
+        attempt, which is then not recorded. Counting, checking and recording happen in one
+        transaction that no other login can interleave with (SQLite's write lock; a table lock on
+        PostgreSQL), so concurrent guesses cannot all pass the check before any of them is recorded.
         """
         moment = now()
         with writing(self.engine) as connection:
             if connection.dialect.name == "postgresql":
                 connection.execute(sa.text("LOCK TABLE login_attempts IN SHARE ROW EXCLUSIVE MODE"))
-            by_name, by_ip = _failures(connection, name, ip, since)
-            if by_name >= max_by_name or by_ip >= max_by_ip:
-                return None
+            check(_failures(connection, name, ip, since, moment))
             connection.execute(sa.delete(login_attempts).where(login_attempts.c.created < moment - KEEP_ATTEMPTS))
             return connection.execute(
                 sa.insert(login_attempts).values(username=name, ip=ip, ok=False, created=moment)
@@ -172,25 +172,41 @@ class Accounts:
         with writing(self.engine) as connection:
             connection.execute(sa.update(login_attempts).where(login_attempts.c.id == attempt).values(ok=True))
 
-    def failures(self, name: str, ip: str, since: dt.datetime) -> tuple[int, int]:
-        """Failed logins since ``since``: for ``name`` (after its last success) and from ``ip`` (any name)."""
+    def failures(self, name: str, ip: str, since: dt.datetime) -> Failures:
+        """Failed logins since ``since``: for ``name`` from ``ip`` (after their last success) and from ``ip``."""
         with reading(self.engine) as connection:
-            return _failures(connection, name, ip, since)
+            return _failures(connection, name, ip, since, now())
 
 
-def _failures(connection: sa.Connection, name: str, ip: str, since: dt.datetime) -> tuple[int, int]:
+@dataclass(frozen=True)
+class Failures:
+    """Failed logins in a window, as a login attempt at ``moment`` finds them.
+
+    ``by_name_and_address``: for this name from this address, since the last success of that name from
+    that address; ``by_address``: from this address for any name; ``last``: when the newest failure
+    from this address began (``None``: there is none).
+    """
+
+    by_name_and_address: int
+    by_address: int
+    last: dt.datetime | None
+    moment: dt.datetime
+
+
+def _failures(connection: sa.Connection, name: str, ip: str, since: dt.datetime, moment: dt.datetime) -> Failures:
     a = login_attempts
     success = connection.execute(
-        sa.select(sa.func.max(a.c.created)).where(a.c.username == name, a.c.ok.is_(True))
+        sa.select(sa.func.max(a.c.created)).where(a.c.username == name, a.c.ip == ip, a.c.ok.is_(True))
     ).scalar()
     start = max(since, as_utc(success)) if success is not None else since
-    by_name = connection.execute(
-        sa.select(sa.func.count()).where(a.c.username == name, a.c.ok.is_(False), a.c.created > start)
+    by_pair = connection.execute(
+        sa.select(sa.func.count()).where(a.c.username == name, a.c.ip == ip, a.c.ok.is_(False), a.c.created > start)
     ).scalar_one()
-    by_ip = connection.execute(
-        sa.select(sa.func.count()).where(a.c.ip == ip, a.c.ok.is_(False), a.c.created > since)
-    ).scalar_one()
-    return by_name, by_ip
+    by_ip, last = connection.execute(
+        sa.select(sa.func.count(), sa.func.max(a.c.created)).where(a.c.ip == ip, a.c.ok.is_(False),
+                                                                    a.c.created > since)
+    ).one()
+    return Failures(by_pair, by_ip, as_utc(last) if last is not None else None, moment)
 
 
 def _check_password(password: str) -> None:

@@ -54,6 +54,10 @@ class AssignmentReport:
     overlap_queries: tuple[str, ...]
 
 
+#: The largest seed (the store keeps it as a 32-bit integer).
+MAX_SEED = 2**31 - 1
+
+
 def assign(
     connection: sa.Connection,
     pool: str,
@@ -66,6 +70,8 @@ def assign(
     """Assign every unassigned pair of ``pool``; see the module docstring."""
     if len(set(assessors)) != len(assessors) or not assessors:
         raise UsageError(f"give one or more distinct assessors. Got {list(assessors)} instead.")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise UsageError(f"seed must be an int from 0 to {MAX_SEED}. Got {seed!r} instead.")
     pooled = pairs(connection, pool)
     if not pooled:
         raise UsageError(f"pool {pool!r} is empty or does not exist; build it with `judged pool RUN... --depth K`.")

@@ -7,7 +7,7 @@ opens the store named by ``JUDGED_DB`` itself.
 >>> from judged.judgments import Store
 >>> app = create_app(Store.open("sqlite://"))
 >>> sorted(r.path for router in ROUTERS for r in router.routes if r.path.startswith("/api/"))
-['/api/efforts/{pool}', '/api/judgments', '/api/pairs/{position}', '/api/queue', '/api/undo']
+['/api/efforts/{pool:path}', '/api/judgments', '/api/pairs/{position}', '/api/queue', '/api/session', '/api/undo']
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from pathlib import Path
 from argon2 import PasswordHasher
 from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from judged.judgments import Store
 from judged.judgments.accounts import Accounts
@@ -25,6 +26,7 @@ from judged.judgments.worklist import Worklist
 from judged.web import assess_routes, auth_routes, lead_routes
 from judged.web.errors import ApiError, install
 from judged.web.headers import SecurityHeaders
+from judged.web.intake import BodyLimit, HeadAsGet
 from judged.web.pages import environment, render
 from judged.web.ratelimit import LoginLimiter
 from judged.web.settings import WebSettings
@@ -49,6 +51,11 @@ def create_app(store: Store, settings: WebSettings | None = None, *, hasher: Pas
     for router in ROUTERS:
         app.include_router(router)
     install(app, _error_page)
+    # outermost last: headers on every answer, then the client's address, then HEAD, then the body limit
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(HeadAsGet)
+    if settings.trusted_proxies:
+        app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=list(settings.trusted_proxies))
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -60,6 +67,5 @@ def _error_page(request: Request, error: ApiError):
 
 
 def app_from_env() -> FastAPI:
-    """The app over the store named by ``JUDGED_DB``, settings from ``JUDGED_SECURE_COOKIES`` (uvicorn factory)."""
-    settings = WebSettings(secure_cookies=os.environ.get("JUDGED_SECURE_COOKIES") == "1")
-    return create_app(Store.open(os.environ.get("JUDGED_DB")), settings)
+    """The app over the store named by ``JUDGED_DB``, settings from :meth:`WebSettings.from_env` (uvicorn factory)."""
+    return create_app(Store.open(os.environ.get("JUDGED_DB")), WebSettings.from_env(os.environ))

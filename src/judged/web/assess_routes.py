@@ -25,6 +25,8 @@ from judged.web.security import current_user, user_with_csrf
 
 router = APIRouter()
 _Id = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^\S+$")]
+#: The largest queue position there can be (the store keeps positions as 32-bit integers).
+MAX_POSITION = 2**31 - 1
 
 
 class GradeIn(BaseModel):
@@ -106,7 +108,8 @@ def queue_api(request: Request, qid: str | None = None, user: User = Depends(cur
 
 
 @router.get("/api/pairs/{position}")
-def pair_api(request: Request, position: Annotated[int, Path(ge=1)], user: User = Depends(current_user)) -> dict:
+def pair_api(request: Request, position: Annotated[int, Path(ge=1, le=MAX_POSITION)],
+             user: User = Depends(current_user)) -> dict:
     """One pair of the assessor's queue: the query, the document, and their own current label."""
     view = request.app.state.worklist.pair(user.name, position)
     if view is None:

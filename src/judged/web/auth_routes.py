@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 
 from fastapi import APIRouter, Depends, Form, Request
@@ -10,10 +11,11 @@ from fastapi.responses import RedirectResponse, Response
 from judged.judgments.accounts import User
 from judged.web.errors import ApiError, wants_page
 from judged.web.pages import render
-from judged.web.security import LOGIN_COOKIE, SESSION_COOKIE, check_csrf, current_user, user_with_csrf
+from judged.web.security import LOGIN_COOKIE, SESSION_COOKIE, check_csrf, csrf_token, current_user, user_with_csrf
 
 router = APIRouter()
 _LOGIN_COOKIE_SECONDS = 3600
+_NONCE = re.compile(r"[A-Za-z0-9_-]{32}")
 
 
 def home(user: User) -> str:
@@ -33,7 +35,9 @@ def local_target(target: str | None) -> str | None:
 
 
 def _login_form(request: Request, next_path: str | None, error: str | None, status: int) -> Response:
-    nonce = secrets.token_urlsafe(24)
+    # one login cookie per browser, reused while it lives, so that two login tabs carry the same token
+    sent = request.cookies.get(LOGIN_COOKIE, "")
+    nonce = sent if _NONCE.fullmatch(sent) else secrets.token_urlsafe(24)
     response = render(request, "login.html", {"next": next_path or "", "error": error}, status, csrf_secret=nonce)
     response.set_cookie(LOGIN_COOKIE, nonce, max_age=_LOGIN_COOKIE_SECONDS, httponly=True, samesite="strict",
                         secure=request.app.state.settings.secure_cookies, path="/login")
@@ -69,7 +73,6 @@ def login(request: Request, name: str = Form(max_length=200), password: str = Fo
     response = RedirectResponse(local_target(next) or home(user), status_code=303)
     response.set_cookie(SESSION_COOKIE, token, max_age=int(state.settings.session_lifetime.total_seconds()),
                         httponly=True, samesite="lax", secure=state.settings.secure_cookies, path="/")
-    response.delete_cookie(LOGIN_COOKIE, path="/login")
     return response
 
 
@@ -80,6 +83,16 @@ def logout(request: Request) -> Response:
     response = RedirectResponse("/login", status_code=303)
     response.delete_cookie(SESSION_COOKIE, path="/")
     return response
+
+
+@router.get("/api/session")
+def session_api(request: Request, user: User = Depends(current_user)) -> dict:
+    """Who this browser is logged in as now, and that session's CSRF token (for a page drawn under an earlier one).
+
+    Only a page of this site can read it (no cross-origin reads are allowed), which is what a CSRF
+    token needs; the grading page asks when its own token is refused after a login in another tab.
+    """
+    return {"user": user.name, "role": user.role, "csrf_token": csrf_token(request.state.session)}
 
 
 @router.get("/")

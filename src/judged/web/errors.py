@@ -23,7 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from judged.errors import InputError, JudgedError, UsageError
 
 _CODES = {400: "bad_request", 401: "unauthenticated", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-          409: "conflict", 422: "invalid", 429: "rate_limited"}
+          409: "conflict", 413: "too_large", 422: "invalid", 429: "rate_limited"}
 
 
 class ApiError(Exception):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -86,7 +87,7 @@ async def create_effort(request: Request, user: _LeadPost) -> Response:
         assessors, pool=pool, overlap_queries=_number(form, "overlap_queries", int),
         overlap_fraction=_number(form, "overlap_fraction", float), seed=_number(form, "seed", int) or 0,
     )
-    return RedirectResponse(f"/lead/efforts/{pool}", status_code=303)
+    return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
 
 
 def _field(form: FormData, name: str) -> str:
@@ -106,14 +107,14 @@ def _number(form: FormData, name: str, kind: type):
         raise ApiError(422, "invalid", f"{name} must be a number. Got {value!r} instead.") from None
 
 
-@router.get("/lead/efforts/{pool}")
+@router.get("/lead/efforts/{pool:path}")
 def effort_page(request: Request, pool: str, user: _Lead) -> Response:
     """One effort: progress per assessor and per query, time per judgment, agreement and the gate."""
     effort, agreed = _effort(request, pool)
     return render(request, "effort.html", {"effort": effort, "agreement": agreed})
 
 
-@router.get("/api/efforts/{pool}")
+@router.get("/api/efforts/{pool:path}")
 def effort_api(request: Request, pool: str, user: _Lead) -> dict:
     """One effort's progress, pace and agreement as JSON (agreement as ``judged agreement --format json``)."""
     effort, agreed = _effort(request, pool)
@@ -165,7 +166,7 @@ def freeze(request: Request, user: _LeadPost, name: str = Form(max_length=200), 
     if resolve == "refuse":
         _refuse_open_disagreements(state.store, set(assessors))
     frozen = state.store.freeze(name, resolve=resolve, assessors=assessors, pool=pool)
-    return RedirectResponse(f"/lead/sets/{frozen.judgment_set.id}", status_code=303)
+    return RedirectResponse(f"/lead/sets/{quote(frozen.judgment_set.id, safe='/@')}", status_code=303)
 
 
 def _refuse_open_disagreements(store, assessors: set[str]) -> None:
@@ -182,13 +183,7 @@ def _refuse_open_disagreements(store, assessors: set[str]) -> None:
                        "adjudicate them first, or choose a resolution policy")
 
 
-@router.get("/lead/sets/{spec}")
-def set_page(request: Request, spec: str, user: _Lead) -> Response:
-    """A frozen set: its id, content hash, how each pair was decided, and the downloads."""
-    return render(request, "set.html", {"set": _set_spec(request, spec)})
-
-
-@router.get("/lead/sets/{spec}/qrels")
+@router.get("/lead/sets/{spec:path}/qrels")
 def download_qrels(request: Request, spec: str, user: _Lead) -> Response:
     """The set's canonical TREC qrels (its sha256 is the set's content hash), as a download."""
     judgment_set = _set_spec(request, spec)
@@ -197,13 +192,20 @@ def download_qrels(request: Request, spec: str, user: _Lead) -> Response:
                     headers={"Content-Disposition": f'attachment; filename="{_filename(judgment_set.id)}.qrels"'})
 
 
-@router.get("/lead/sets/{spec}/sidecar")
+@router.get("/lead/sets/{spec:path}/sidecar")
 def download_sidecar(request: Request, spec: str, user: _Lead) -> Response:
     """The JSON sidecar that travels with the qrels: provenance, pool membership, unjudged pairs."""
     judgment_set = _set_spec(request, spec)
     _, sidecar = request.app.state.store.export(judgment_set.id)
     return Response(sidecar, media_type="application/json",
                     headers={"Content-Disposition": f'attachment; filename="{_filename(judgment_set.id)}.json"'})
+
+
+# after the downloads: a set name may hold "/", and {spec:path} would also match ".../qrels"
+@router.get("/lead/sets/{spec:path}")
+def set_page(request: Request, spec: str, user: _Lead) -> Response:
+    """A frozen set: its id, content hash, how each pair was decided, and the downloads."""
+    return render(request, "set.html", {"set": _set_spec(request, spec)})
 
 
 def _filename(set_id: str) -> str:
