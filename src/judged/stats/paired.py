@@ -36,6 +36,9 @@ from judged.errors import UsageError
 #: Upper bound on the elements of one random block (rows x queries), to keep memory bounded.
 CHUNK_ELEMENTS = 1 << 22
 
+#: Elements gathered at once from the resampled indices (512 KiB of values: they stay in cache).
+_GATHER_ELEMENTS = 1 << 16
+
 _METHODS = ("percentile", "bca")
 
 
@@ -208,21 +211,24 @@ def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool 
     n = d.size
     table = _byte_sums(d).ravel()
     groups = (n + 7) // 8
-    offsets = np.arange(groups, dtype=np.intp) * 256
+    offsets = np.arange(groups, dtype=np.intp)[:, None] * 256
     last = np.uint8((0xFF << (8 * groups - n)) & 0xFF)  # the bits of the last byte that are queries
     sums = np.empty(permutations)
     flips = np.zeros(permutations)
-    index = np.empty((0, groups), dtype=np.intp)
-    gathered = np.empty((0, groups))
+    # Byte-major buffers (bytes x draws), reused across blocks: consecutive lookups read one 2 KiB row of the
+    # table, which stays in cache, where draw-major order would sweep the whole table for every draw.
+    packed = index = gathered = np.empty((groups, 0))
     done = 0
     for raw in sign_flip_bytes(_rng(seed), n, permutations):
         rows = raw.shape[0]
-        if index.shape[0] != rows:  # buffers reused across blocks (all but the last block have the same size)
-            index = np.empty((rows, groups), dtype=np.intp)
-            gathered = np.empty((rows, groups))
-        np.add(raw, offsets, out=index)
+        if index.shape[1] != rows:  # all blocks but the last have the same size
+            packed = np.empty((groups, rows), dtype=np.uint8)
+            index = np.empty((groups, rows), dtype=np.intp)
+            gathered = np.empty((groups, rows))
+        packed[...] = raw.T
+        np.add(packed, offsets, out=index)
         np.take(table, index, out=gathered)
-        gathered.sum(axis=1, out=sums[done : done + rows])
+        gathered.sum(axis=0, out=sums[done : done + rows])
         if counts:
             raw[:, -1] &= last
             flips[done : done + rows] = np.bitwise_count(raw).sum(axis=1, dtype=np.int64)
@@ -444,16 +450,19 @@ def bootstrap_means(
         raise UsageError(f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead.")
     n = data.shape[1]
     means = np.empty((data.shape[0], resamples))
+    # The resampled values are gathered a few rows of indices at a time, into one small buffer reused for every
+    # block and series, so that the indices and the values stay in cache (a block's are 32 MiB each).
+    step = max(1, _GATHER_ELEMENTS // n)
+    gathered = np.empty((step, n))
     done = 0
-    gathered = None
     for idx in bootstrap_indices(_rng(seed), n, resamples):
-        count = idx.shape[0]
-        if gathered is None or gathered.shape != idx.shape:  # one buffer reused across blocks and series
-            gathered = np.empty(idx.shape)
-        for k in range(data.shape[0]):
-            np.take(data[k], idx, out=gathered)
-            gathered.mean(axis=1, out=means[k, done : done + count])
-        done += count
+        for start in range(0, idx.shape[0], step):
+            part = idx[start : start + step]
+            rows = part.shape[0]
+            for k in range(data.shape[0]):
+                np.take(data[k], part, out=gathered[:rows])
+                gathered[:rows].mean(axis=1, out=means[k, done : done + rows])
+            done += rows
     return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
 
 
