@@ -187,3 +187,16 @@ def test_iprec_matches_trec_eval_10_on_its_302_data(conformance):
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert result.stdout == (conformance / "out.test.302.iprec").read_text()
+
+
+@pytest.mark.parametrize(("spelling", "ours"), [
+    ("IPrec@0.5", "IPrec(recall=0.5)"), ("SetP", "P"), ("SetR", "R"), ("SetF(beta=0.5)", "SetF(beta=0.5)"),
+    ("SetAP", "SetAP"), ("infAP(rel=2)", "infAP(rel=2)"), ("NumQ", "NumQ"), ("SetP(relative=True)", "RelP"),
+    ("SetRelP", "RelP"), ("SetAP(judged_only=True)", "SetAP(unjudged=drop)"),
+])
+def test_ir_measures_spellings_and_objects_read_as_the_same_measures(spelling, ours):
+    import ir_measures
+
+    from judged.measures.ir_names import from_ir_measures
+
+    assert from_ir_measures(spelling) == from_ir_measures(ir_measures.parse_measure(spelling)) == parse(ours)

@@ -29,7 +29,7 @@ from judged.measures.spec import Gain, Measure
 #: ir_measures' defaults where judged's differ: gdeval (its ERR) fixes the top grade at 4; NERR10's p is 0.9.
 _THEIR_DEFAULTS: dict[str, dict[str, object]] = {"ERR": {"max_rel": 4}, "NERR10": {"p": 0.9}}
 #: ir_measures names that are not judged family names or aliases: (judged family, takes a cutoff).
-_RENAMED = {"SetP": "P", "SetR": "R"}
+_RENAMED = {"SetP": "P", "SetR": "R", "SetRelP": "RelP"}
 _NO_CUTOFF = frozenset(_RENAMED)
 _NAME = re.compile(r"\s*(?P<name>[A-Za-z][A-Za-z0-9_]*)\s*(?:\((?P<params>.*)\))?\s*(?:@\s*(?P<cutoff>\S+))?\s*",
                    re.DOTALL)
@@ -62,7 +62,9 @@ def _read(text: str) -> tuple[str, dict[str, object]]:
             params = {str(kw.arg): ast.literal_eval(kw.value) for kw in call.keywords}
         except (SyntaxError, ValueError):
             raise unreadable from None
-    if match.group("cutoff"):
+    if match.group("cutoff") and match.group("name") == "IPrec":  # ir_measures writes the recall level there
+        params["recall"] = match.group("cutoff")
+    elif match.group("cutoff"):
         try:
             params["cutoff"] = int(match.group("cutoff"))
         except ValueError:
@@ -73,6 +75,8 @@ def _read(text: str) -> tuple[str, dict[str, object]]:
 def _convert(name: str, params: dict[str, object], label: str) -> Measure:
     cutoff = params.pop("cutoff", None)
     params = {**_THEIR_DEFAULTS.get(name, {}), **params}
+    if name == "SetP" and params.pop("relative", False) is True:
+        name = "SetRelP"  # SetP(relative=True) is trec_eval's set_relative_P
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"  # ir_measures counts relevant retrieved documents as NumRet(rel=r)
     if name in _NO_CUTOFF and cutoff is not None:
@@ -88,7 +92,9 @@ def _convert(name: str, params: dict[str, object], label: str) -> Measure:
 def _convention(key: str, value: object, label: str) -> str:
     if key == "rel" and isinstance(value, int) and not isinstance(value, bool):
         return f"rel={value}"
-    if key in ("p", "T") and isinstance(value, int | float) and not isinstance(value, bool):
+    if key in ("p", "T", "beta") and isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{key}={value}"
+    if key == "recall" and isinstance(value, str | int | float) and not isinstance(value, bool):
         return f"{key}={value}"
     if key == "max_rel" and isinstance(value, int) and not isinstance(value, bool):
         return f"max_rel={value}"
@@ -101,4 +107,5 @@ def _convention(key: str, value: object, label: str) -> str:
     if key == "dcg" and value in ("log2", "exp-log2"):
         return "gain=" + ("exp" if value == "exp-log2" else "linear")
     raise UsageError(f"ir_measures parameter {key}={value!r} in {label!r} has no judged convention; judged reads "
-                     "rel, judged_only, gains, dcg, p, T, max_rel and min_rel=0.")
+                     "rel, judged_only, gains, dcg, p, T, max_rel, min_rel=0, beta, recall (IPrec@r) and "
+                     "relative (SetP).")
