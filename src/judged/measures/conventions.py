@@ -139,7 +139,8 @@ CONVENTIONS: tuple[Convention, ...] = (
     Convention(
         "missing", "evaluation", "choice", "skip",
         "a judged query the run did not answer: `skip` (left out, as trec_eval without -c "
-        "and pytrec_eval) or `zero` (scored 0, as trec_eval -c and ir_measures)",
+        "and pytrec_eval) or `zero` (scored as an empty ranking: 0, or the measure's `norel` value when the "
+        "query has no relevant judgment; as trec_eval -c and ir_measures)",
         ("skip", "zero"),
     ),
     Convention(
