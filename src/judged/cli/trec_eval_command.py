@@ -228,11 +228,14 @@ class _Evaluation:
             by_entry["relstring"] = [self._relstring(qrels, qids)]
         return by_entry, qids
 
-    def _named(self, entry: str) -> list[tuple[str, Measure]]:
+    def _named(self, entry: str, base: str | None = None) -> list[tuple[str, Measure]]:
+        """The measures of ``entry`` with the names trec_eval prints, through trec_names; a judgment-group entry
+        reads its ``base`` entry's parameters (``P_avgjg.5`` as ``P.5``)."""
         params = self.marked.params.get(entry)
+        table_name = base or entry
         try:
-            return from_trec_eval(f"{entry}.{params}" if params else entry, rel=self.options.relevance_level,
-                                  judged_only=self.options.judged_only)
+            return from_trec_eval(f"{table_name}.{params}" if params else table_name,
+                                  rel=self.options.relevance_level, judged_only=self.options.judged_only)
         except UsageError as error:
             raise TrecEvalExit(1, f"illegal measure '{entry}{'.' + params if params else ''}': {error}") from None
 
@@ -273,22 +276,14 @@ class _Evaluation:
 
     def _groups(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
         groups = _read(read_qrels_jg, self.qrels_path)
-        named = {e: [(printed.replace(_JUDGMENT_GROUP[e], e, 1), m) for printed, m in self._named_base(e)]
-                 for e in entries if e in _JUDGMENT_GROUP}
+        named = {e: [(printed.replace(_JUDGMENT_GROUP[e], e, 1), m) for printed, m in
+                     self._named(e, _JUDGMENT_GROUP[e])] for e in entries if e in _JUDGMENT_GROUP}
         measures = list(dict.fromkeys(m for pairs in named.values() for _, m in pairs))
         values = group_values(self.run, groups, measures, depth=self.options.max_docs)
         self._check_missing(list(values.qids), values.missing)
         columns = {e: [self._numeric(printed, values.qids, values.values[m], m.family.integer)
                        for printed, m in pairs] for e, pairs in named.items()}
         return columns, list(values.qids)
-
-    def _named_base(self, entry: str) -> list[tuple[str, Measure]]:
-        base, params = _JUDGMENT_GROUP[entry], self.marked.params.get(entry)
-        try:
-            return from_trec_eval(f"{base}.{params}" if params else base, rel=self.options.relevance_level,
-                                  judged_only=self.options.judged_only)
-        except UsageError as error:
-            raise TrecEvalExit(1, f"illegal measure '{entry}{'.' + params if params else ''}': {error}") from None
 
     def _preferences(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
         names = [e for e in entries if e in PREFERENCE_MEASURES]
