@@ -1268,9 +1268,6 @@ static PyObject *order_by_score(PyObject *self, PyObject *args) {
         goto done;
     }
     threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
-    if (rows < ((int64_t)1 << 16)) {
-        threads = 1; /* a thread costs more than sorting a small run */
-    }
     ScoreShare shares[MAX_THREADS];
     pthread_t workers[MAX_THREADS];
     int started[MAX_THREADS] = {0}, failed = 0, count = 0;

@@ -76,11 +76,9 @@ class RelevanceEvaluator:
         except NoJudgedQueriesError:
             return {}
         asked = {str(qid) for qid in scores} & self._judged
-        out: dict[str, dict[str, float]] = {}
-        for i, qid in enumerate(result.qids):
-            if qid in asked:
-                out[qid] = {name: float(result.values[m][i]) for m, name in self._names.items()}
-        return out
+        names = list(self._names.values())
+        columns = [result.values[m].tolist() for m in self._names]
+        return {qid: dict(zip(names, row)) for qid, *row in zip(result.qids, *columns) if qid in asked}
 
 
 def parse_run(lines: Iterable[str]) -> dict[str, dict[str, float]]:
@@ -124,5 +122,4 @@ def _nested(frame: pl.DataFrame, column: str, cast: type) -> dict:
 
 def float32_scores(run: Run) -> Run:
     """``run`` with each score rounded to a 32-bit float, as trec_eval inside pytrec_eval stores it."""
-    scores = run.frame["score"].to_numpy().astype(np.float32).astype(np.float64)
-    return Run(run.frame.with_columns(pl.Series("score", scores)), run.name, run.source)
+    return run.with_scores(run.frame["score"].to_numpy().astype(np.float32).astype(np.float64))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 import numpy as np
@@ -47,9 +48,9 @@ def build_view(
     grouped = run.grouped
     run_qids = block_qids if grouped else block_qids.unique(maintain_order=True)
     judgments = prepared(qrels)
-    qrels_only = judgments.qids.filter(~judgments.qids.is_in(run_qids.implode()))
-    universe = pl.concat([run_qids, qrels_only])
-    lookup = pl.DataFrame({"qid": universe, "qidx": np.arange(len(universe), dtype=np.int32)})
+    answered = run_qids.to_list()  # plain lists and sets: a polars call costs more than these few thousand ids
+    asked = set(answered)
+    universe = answered + [qid for qid in judgments.qids if qid not in asked]
 
     grade, judged = _join_grades(run, qrels)
     score = run.frame["score"].to_numpy()
@@ -64,10 +65,11 @@ def build_view(
         if tied is not False:  # False again only where a score is NaN: then the full sort decides
             score, grade, judged, order = ranked_score, ranked_grade, judged[by_score], by_score
     if tied is False:
+        lookup = pl.DataFrame({"qid": universe, "qidx": np.arange(len(universe), dtype=np.int32)})
         run_qidx = _query_index(run.frame["qid"], lookup)
         order = _full_sort(docids, run_qidx, score, grade, ties)
         score, grade, judged = score[order], grade[order], judged[order]
-        counts[: len(run_qids)] = np.bincount(run_qidx, minlength=len(run_qids))
+        counts[: len(answered)] = np.bincount(run_qidx, minlength=len(answered))
     else:
         counts[: len(block_lengths)] = block_lengths
         if tied is not None:  # scores are equal inside a tied group: only grade and judged move
@@ -86,11 +88,11 @@ def build_view(
 
     ideal_offsets, ideal_grade = judgments.ideal_of(universe)
     missing = np.zeros(len(universe), dtype=bool)
-    missing[len(run_qids) :] = True
+    missing[len(answered) :] = True
     return RankedView(
-        qids=universe.to_list(),
+        qids=universe,
         missing=missing,
-        run_only=~universe.is_in(judgments.qids.implode()).to_numpy(),
+        run_only=judgments.ranges(universe) == len(judgments.qids),
         offsets=_offsets(counts),
         grade=grade,
         judged=judged,
@@ -130,7 +132,7 @@ def _matched_by_query(run: Run, qrels: Qrels) -> tuple[np.ndarray, np.ndarray]:
     """Matched (run row, qrels row) pairs of a run grouped by query, found within each query in C."""
     judgments = prepared(qrels)
     block_qids, block_lengths = run.blocks
-    ranges = judgments.ranges(block_qids)
+    ranges = judgments.ranges(block_qids.to_list())
     return match_judgments(
         run.frame["docid"],
         _offsets(block_lengths),
@@ -148,7 +150,7 @@ class PreparedJudgments:
     :func:`prepared`, so an evaluator that scores many runs against one set pays for it once.
     """
 
-    qids: pl.Series
+    qids: list[str]
     rows: np.ndarray  # the judgment rows grouped by query, in the order of ``qids``
     starts: np.ndarray  # query i's rows are rows[starts[i]:ends[i]]; the entry past the last query is empty
     ends: np.ndarray
@@ -167,7 +169,7 @@ class PreparedJudgments:
         query = np.repeat(np.arange(len(lengths)), lengths)[graded]
         ideal = np.lexsort((-grade[graded], query))
         return cls(
-            qids=runs.struct.field("value"),
+            qids=runs.struct.field("value").to_list(),
             rows=rows,
             starts=np.append(ends - lengths, 0),
             ends=np.append(ends, 0),
@@ -175,13 +177,16 @@ class PreparedJudgments:
             ideal_grade=grade[graded][ideal].astype(np.int32),
         )
 
-    def ranges(self, qids: pl.Series) -> np.ndarray:
-        """Index of each of ``qids`` among the judged queries; the empty entry past them when not judged."""
-        index = pl.DataFrame({"qid": self.qids, "i": np.arange(len(self.qids), dtype=np.int64)})
-        found = pl.DataFrame({"qid": qids}).join(index, on="qid", how="left", maintain_order="left")["i"]
-        return found.fill_null(len(self.qids)).to_numpy()
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {qid: i for i, qid in enumerate(self.qids)}
 
-    def ideal_of(self, qids: pl.Series) -> tuple[np.ndarray, np.ndarray]:
+    def ranges(self, qids: list[str]) -> np.ndarray:
+        """Index of each of ``qids`` among the judged queries; the empty entry past them when not judged."""
+        index, absent = self._index, len(self.qids)
+        return np.fromiter((index.get(qid, absent) for qid in qids), dtype=np.int64, count=len(qids))
+
+    def ideal_of(self, qids: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """The ideal lists (offsets, grades) of ``qids`` in their order; a query without judgments has none."""
         index = self.ranges(qids)
         bounds = np.append(self.ideal_offsets, self.ideal_offsets[-1])  # the entry past the last query is empty

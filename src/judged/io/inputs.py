@@ -146,7 +146,12 @@ class Run:
         """Build from the ``{qid: {docid: score}}`` shape of pytrec_eval and ranx (in C when keys are ``str``)."""
         flat = flatten_nested(run, "score")
         if flat is not None:  # a dict's keys are distinct, so no query repeats a docid
-            return cls._checked(flat[0], name, source, distinct_pairs=True)
+            frame, lengths = flat
+            checked = cls._checked(frame, name, source, distinct_pairs=True)
+            answered = lengths > 0  # the dict says where each query's rows are: no need to find them again
+            qids = pl.Series("qid", [qid for qid, n in zip(run, lengths.tolist()) if n], dtype=pl.String)
+            checked.__dict__["blocks"] = (qids, lengths[answered])  # the cached property's own slot
+            return checked
         qids, docids, scores = _flatten(run)
         frame = pl.DataFrame({"qid": qids, "docid": docids, "score": np.asarray(scores, dtype=np.float64)})
         return cls.from_frame(frame, name, source)
@@ -159,6 +164,12 @@ class Run:
         except RowProblem as problem:
             raise problem.at(source.path if source else name, None) from None
         return run
+
+    def with_scores(self, scores: np.ndarray) -> Run:
+        """The same rows with other (finite) scores: what is known of the rows' queries is carried over."""
+        rescored = Run(self.frame.with_columns(pl.Series("score", scores, dtype=pl.Float64)), self.name, self.source)
+        rescored.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("blocks", "grouped")})
+        return rescored
 
     def __len__(self) -> int:
         return self.frame.height

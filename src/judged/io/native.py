@@ -134,7 +134,7 @@ def first_repeated_row(docids: pl.Series, offsets: np.ndarray) -> int | None:
         return _first_repeated_row_polars(docids, offsets)
     views, buffers = string_views(docids)
     repeated, _, _ = _native.scan_queries(
-        views, buffers, _int64(offsets), None, None, None, None, None, True, pl.thread_pool_size()
+        views, buffers, _int64(offsets), None, None, None, None, None, True, _threads_for(len(docids))
     )
     return None if repeated < 0 else repeated
 
@@ -167,7 +167,7 @@ def match_judgments(
         _int64(starts),
         _int64(ends),
         False,
-        pl.thread_pool_size(),
+        _threads_for(len(docids) + len(judged_docids)),
     )
     return np.frombuffer(rows, dtype=np.int64), np.frombuffer(judged, dtype=np.int64)
 
@@ -183,7 +183,7 @@ def order_by_score(scores: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     if _native is None:
         query = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
         return np.lexsort((-scores, query)).astype(np.int64)
-    return np.frombuffer(_native.order_by_score(scores, _int64(lengths), pl.thread_pool_size()), dtype=np.int64)
+    return np.frombuffer(_native.order_by_score(scores, _int64(lengths), _threads_for(len(scores))), dtype=np.int64)
 
 
 def order_tied(
@@ -198,6 +198,12 @@ def order_tied(
     grades = None if grades is None else np.ascontiguousarray(grades, dtype=np.int32)
     rows = _native.order_tied(views, buffers, _int64(members), np.ascontiguousarray(opens, dtype=bool), grades, best)
     return np.frombuffer(rows, dtype=np.int64)
+
+
+def _threads_for(rows: int) -> int:
+    """Threads for C work over ``rows`` rows: one below 65,536 (starting threads would cost more than they
+    save, and more again on a loaded machine), else polars' thread count."""
+    return 1 if rows < 1 << 16 else pl.thread_pool_size()
 
 
 def string_views(series: pl.Series) -> tuple[memoryview, list]:

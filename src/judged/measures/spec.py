@@ -213,7 +213,8 @@ class Measure:
 
     def params(self) -> dict[str, str]:
         """The family's conventions as strings, in canonical order."""
-        return {p: _param_text(self, p) for p in PARAM_ORDER if p in self.family.params}
+        accepted = self.family.params
+        return {p: _param_text(self, p) for p in PARAM_ORDER if p in accepted}
 
     def __str__(self) -> str:
         params = self.params()
