@@ -5,6 +5,8 @@ checks every measure byte for byte against trec_eval's expected output for its p
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from judged.errors import InputError
 from judged.measures.preferences import PREFERENCE_MEASURES, QueryPreferences, preference_value
@@ -80,3 +82,21 @@ def test_an_inconsistent_group_is_refused():
     rows = [("u", "s1", "a", 2.0), ("u", "s1", "b", 0.0), ("u", "s2", "b", 1.0), ("u", "s2", "c", 0.0)]
     with pytest.raises(InputError, match="document 'b' is judged non-relevant"):
         QueryPreferences.of(["a"], rows)
+
+
+@given(st.lists(st.integers(0, 3), min_size=2, max_size=7), st.permutations(range(7)), st.integers(0, 7))
+@settings(max_examples=60, deadline=None)
+def test_one_sub_group_and_its_pairs_as_sub_groups_count_alike(levels, order, retrieved):
+    """A group given as one sub-group (trec_eval's equivalence classes) and the same preferences given pair by
+    pair, one sub-group each (its preference-array path, closed transitively), count the same preferences."""
+    docs = [f"d{i}" for i in range(len(levels))]
+    whole = [("u", "s", d, float(v)) for d, v in zip(docs, levels, strict=True)]
+    pairs = [("u", f"s{i}-{j}", d, float(v)) for i, (a, x) in enumerate(zip(docs, levels, strict=True))
+             for j, (b, y) in enumerate(zip(docs, levels, strict=True)) if x > y for d, v in ((a, x), (b, y))]
+    if not pairs:
+        return
+    ranked = [docs[i] for i in order if i < len(docs)][:retrieved]
+    one, split = QueryPreferences.of(ranked, whole), QueryPreferences.of(ranked, pairs)
+    assert one.counts.tolist() == split.counts.tolist()
+    for name in ("prefs_simp", "prefs_pair", "prefs_avgjg", "prefs_simp_ret", "prefs_pair_imp"):
+        assert preference_value(name, one) == preference_value(name, split)
