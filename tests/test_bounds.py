@@ -294,6 +294,11 @@ def test_result_is_plain_data():
         ("nDCG@10", {"grades": [-1, 0, 1]}),
         ("nDCG@10", {"grades": []}),
         ("nDCG@10", {"exact_limit": -1}),
+        ("ERR@10", {}),
+        ("INST", {}),
+        ("RBP(ties=worst)", {}),
+        ("RBP(max_rel=query)", {}),
+        ("RBP", {"grades": [0, 1, 2]}),
     ],
 )
 def test_refuses_what_it_cannot_bound(measure, options):
@@ -329,3 +334,22 @@ def test_skip_norel_maximum_when_only_documents_below_the_cutoff_are_unjudged():
     qrels = {"q2": {"d3": 0}}
     b = unjudged_bounds(run, qrels, "nDCG(norel=skip)@1", grades=(0, 1, 2), scope="retrieved")
     assert (float(b.minimum[0]), float(b.maximum[0])) == (0.0, 0.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(SCORES, st.sampled_from(["unjudged", "pooled", 0, 1, 2])), min_size=1, max_size=6),
+       st.sampled_from(["@1", "@3", ""]), st.sampled_from(["linear", "exp", "{1:1,2:3}"]),
+       st.sampled_from([0.5, 0.8]))
+def test_rbp_range_equals_brute_force(docs, cutoff, gain, p):
+    """RBP's range over every grade 0..2 of the unjudged documents is [RBP, RBP + their weight at the top gain]."""
+    run = {"q": {f"d{i}": score for i, (score, _) in enumerate(docs)}}
+    judgments = {f"d{i}": (-1 if state == "pooled" else state) for i, (_, state) in enumerate(docs)
+                 if state != "unjudged"}
+    unjudged = [f"d{i}" for i, (_, state) in enumerate(docs) if state in ("unjudged", "pooled")]
+    measure = f"RBP(p={p},gain={gain},max_rel=2){cutoff}"
+    bounds = unjudged_bounds(run, {"q": judgments or {"x": 0}}, measure, grades=range(3))
+    outcomes = [judged.evaluate(run, {"q": {**judgments, **dict(zip(unjudged, grades)), "x": 0}}, [measure])
+                .value(measure) for grades in itertools.product(range(3), repeat=len(unjudged))]
+    assert bounds.minimum[0] == pytest.approx(min(outcomes), abs=1e-12)
+    assert bounds.maximum[0] == pytest.approx(max(outcomes), abs=1e-12)
+    assert bounds.minimum[0] == bounds.zero[0]  # grade 0 gains 0: unjudged-as-0 is the least assignment

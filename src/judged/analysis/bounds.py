@@ -1,4 +1,4 @@
-"""Unjudged bounds: how far nDCG@k could move if the unjudged documents a run shows were judged.
+"""Unjudged bounds: how far nDCG@k (or RBP) could move if the unjudged documents a run shows were judged.
 
 For every judged query, :func:`unjudged_bounds` reports nDCG@k with unjudged
 documents counted as gain 0 (judged's default), the condensed score (unjudged
@@ -69,6 +69,13 @@ them keep. Assignments are per query, so the mean of the minima is the least
 mean any assignment reaches (and likewise for the maxima), as long as the set
 of scored queries does not change, which holds unless ``norel=skip``.
 
+**RBP** is linear in every gain and has no ideal list, so its range is
+closed-form: from RBP with the unjudged documents at the least gain of the
+domain to RBP with them at the greatest, the difference being their RBP
+weight (in either scope: a document below k carries none). That is
+RBP_resid without the ranks the run left empty, which no judgment fills.
+ERR and the adaptive C/W/L models are refused: no derivation here covers them.
+
 >>> import judged
 >>> from judged.analysis.bounds import unjudged_bounds
 >>> run = {"q": {"a": 3.0, "b": 2.0, "u": 1.0}}
@@ -95,10 +102,14 @@ from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.families.ndcg import judged_gains
+from judged.measures.families.rbp import persistence_weights
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
+from judged.measures.views import measure_view, nonzero_sum
 
 SCOPES = ("top_k", "retrieved")
+#: The families whose exact range over the unjudged grades judged derives.
+BOUNDED = ("nDCG", "RBP")
 #: Tie rules whose order does not depend on grades (``worst``/``best`` sort by grade, ``average`` is not one order).
 BOUND_TIES = ("trec", "input")
 
@@ -186,7 +197,8 @@ def unjudged_bounds(
     """nDCG with unjudged as 0, condensed, and its exact range over the unjudged documents' grades.
 
     ``measure`` is an nDCG measure (any cutoff, gain and ``norel``; ``ties``
-    trec or input; ``ideal=judged``); its ``unjudged`` parameter is ignored,
+    trec or input; ``ideal=judged``) or an RBP measure (a fixed ``max_rel``
+    at or above every grade of the domain); its ``unjudged`` parameter is ignored,
     both conventions are reported. ``run``, ``qrels`` and ``missing`` are as
     in :func:`judged.evaluate`. ``grades`` is the grade domain the unjudged
     documents range over (default 0..the highest grade in ``qrels``);
@@ -216,6 +228,8 @@ def unjudged_bounds(
     result = evaluate(run, qrels, [zero_m, drop_m], missing=missing)
     view = build_view(run, qrels, measure.ties)
     reported = reported_queries(view)
+    if measure.name == "RBP":
+        return _rbp_bounds(result, view, reported, zero_m, drop_m, domain, values, scope, exact_limit, missing)
 
     data = _query_data(view, measure, values, scope)
     data = {key: value[reported] for key, value in data.items()}
@@ -262,8 +276,15 @@ def unjudged_bounds(
 
 
 def _bounds_measure(measure: Measure) -> Measure:
-    if measure.name != "nDCG":
-        raise UsageError(f"unjudged bounds are defined for nDCG only. Got {measure}.")
+    if measure.name not in BOUNDED:
+        raise UsageError(
+            f"unjudged bounds are derived for nDCG (docs/bounds.md) and RBP (linear in each gain, so its range is "
+            f"RBP to RBP plus the weight of the unjudged documents at the top gain); {measure.name} is neither: "
+            "the adaptive user models (ERR, INST, BPM, NERR) and the rank measures have no such derivation here. "
+            f"Got {measure}.")
+    if measure.name == "RBP" and measure.max_rel == "query":
+        raise UsageError("unjudged bounds of RBP need a fixed max_rel: under max_rel=query a grade given to an "
+                         f"unjudged document can move its query's scale. Got {measure}.")
     if measure.ideal != "judged":
         raise UsageError(f"unjudged bounds need ideal=judged (the ideal list the grades change). Got {measure}.")
     if measure.ties not in BOUND_TIES:
@@ -272,6 +293,35 @@ def _bounds_measure(measure: Measure) -> Measure:
             f"Got ties={measure.ties}."
         )
     return measure
+
+
+def _rbp_bounds(result, view, reported: np.ndarray, zero_m: Measure, drop_m: Measure, domain: tuple[int, ...],
+                values: np.ndarray, scope: str, exact_limit: int | None, missing: str) -> BoundsResult:
+    """RBP is linear in every gain and has no ideal list: its range over the unjudged grades is RBP plus the
+    RBP weight of the unjudged documents in the top k, times the least and the greatest scaled gain of the domain
+    (in either scope: an unjudged document below k carries no weight)."""
+    scale = int(zero_m.max_rel)
+    top_gain = gains(np.asarray([scale]), zero_m.gain)[0]
+    if max(domain) > scale or top_gain <= 0 or values.max(initial=0) > top_gain:
+        raise UsageError(f"unjudged bounds of {zero_m} need the grade domain {list(domain)} within the scale "
+                         f"0..{scale} (max_rel), so that every gain lies in [0, 1].")
+    scoped = measure_view(view, zero_m)
+    weight = persistence_weights(scoped, zero_m, (~scoped.judged).astype(np.float64))[reported]
+    zero = result.values[zero_m]
+    lo, hi = zero + weight * values.min() / top_gain, zero + weight * values.max() / top_gain
+    top = view.top(zero_m.cutoff)
+    n = (top.counts - top.sum(top.take(view.judged))).astype(np.int64)[reported]
+    retrieved = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)[reported]
+    skipped = view.missing[reported] & (missing == "skip")
+    lo[skipped] = hi[skipped] = np.nan
+    return BoundsResult(
+        run=result.run, measure=zero_m, scope=scope, grades=domain, gain_values=tuple(float(v) for v in values),
+        exact_limit=exact_limit, missing=missing, qids=result.qids, zero=zero, condensed=result.values[drop_m],
+        minimum=lo, maximum=hi, unjudged_top_k=n, unjudged_retrieved=retrieved,
+        method=tuple("skipped" if s else "exact" for s in skipped.tolist()),
+        mean_zero=result.aggregate[zero_m], mean_condensed=result.aggregate[drop_m], mean_minimum=_mean(lo),
+        mean_maximum=_mean(hi),
+    )
 
 
 def _grade_domain(qrels, grades: Iterable[int] | None) -> tuple[int, ...]:
@@ -309,7 +359,7 @@ def _query_data(view, measure: Measure, values: np.ndarray, scope: str) -> dict[
     row_judged = top.take(view.judged)
     row_gains = judged_gains(top.take(view.grade), row_judged, measure.gain)
     row_disc = discounts(top.positions)
-    dcg = top.sum(row_gains * row_disc)  # the same arithmetic as the nDCG kernel
+    dcg = nonzero_sum(top, row_gains * row_disc)  # the same arithmetic as the nDCG kernel
     unj = ~row_judged
     n = (top.counts - top.sum(row_judged)).astype(np.int64)
     all_unjudged = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)
