@@ -43,6 +43,36 @@ def test_flags_order_changes_and_ties_across_the_cutoff():
     assert s.ties_across_cutoff == (1, 0)
 
 
+def test_worst_and_best_are_not_swapped_under_a_gain_map_that_favours_grade_0():
+    """Issue 12: under gain={0:1,1:2} an unjudged document (gain 0) is worse than a judged grade-0 one (gain 1)."""
+    run, qrels = {"q": {"u": 1.0, "z": 1.0}}, {"q": {"z": 0, "r": 1}}
+    s = judged.sensitivity([run], qrels, "DCG(gain={0:1,1:2})@1")
+    by = {(v.convention, v.value): v for v in s.variations}
+    assert by[("ties", "worst")].means == (0.0,) and by[("ties", "best")].means == (1.0,)
+    assert by[("ties", "worst")].means[0] <= s.means[0] <= by[("ties", "best")].means[0]
+
+
+def test_a_perfect_ranking_followed_by_unjudged_documents_is_not_newly_at_one():
+    """Its nDCG is exactly 1.0 already, so dropping the unjudged documents after it reaches nothing new."""
+    grades = [3, 3, 3, 2, 2, 1, 1, 1]  # enough terms for numpy's pairwise sums to round differently
+    run = {"q": {f"d{i}": 20.0 - i for i in range(len(grades))} | {f"u{j}": 5.0 - j for j in range(4)}}
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(grades)}}
+    s = judged.sensitivity([run], qrels, "nDCG")
+    assert s.means == (1.0,)
+    assert all(v.new_ones == (0,) for v in s.variations)
+
+
+def test_the_graded_families_vary_their_own_conventions():
+    s = judged.sensitivity([RUN_A, RUN_B], QRELS, "RBP(p=0.5,max_rel=2)")
+    assert {(v.convention, v.value) for v in s.variations} == {
+        ("gain", "exp"), ("unjudged", "drop"), ("ties", "input"), ("ties", "average"), ("ties", "worst"),
+        ("ties", "best"), ("missing", "zero")}
+    by = {(v.convention, v.value): v for v in s.variations}
+    assert by[("ties", "worst")].means[0] <= s.means[0] <= by[("ties", "best")].means[0]
+    err = judged.sensitivity([RUN_A], QRELS, "ERR(max_rel=2)@2")
+    assert {v.value for v in err.variations if v.convention == "ties"} == {"input", "worst", "best"}
+
+
 def test_missing_variation_counts_the_missing_query():
     s = judged.sensitivity([{"q1": {"a": 1.0}}], QRELS, "P@1")
     missing = next(v for v in s.variations if v.convention == "missing")
