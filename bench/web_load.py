@@ -33,7 +33,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,11 +85,18 @@ def free_port() -> int:
 @contextlib.contextmanager
 def serve(db: Path, timeout: float = 30) -> Iterator[str]:
     """``judged serve`` on ``db`` in a subprocess (access log off); yields its base URL, stops it afterwards."""
+    with launch(db, timeout=timeout) as (base, _):
+        yield base
+
+
+@contextlib.contextmanager
+def launch(db: Path, options: Sequence[str] = (), timeout: float = 30) -> Iterator[tuple[str, subprocess.Popen]]:
+    """:func:`serve` with more ``judged serve`` options; yields the base URL and the server's process."""
     port = free_port()
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")]))}
     process = subprocess.Popen(
         [sys.executable, "-c", "from judged.cli import main; main()", "serve", "--db", str(db), "--port", str(port),
-         "--log-level", "warning"],
+         "--log-level", "warning", *options],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
     base = f"http://127.0.0.1:{port}"
@@ -105,7 +112,7 @@ def serve(db: Path, timeout: float = 30) -> Iterator[str]:
                 process.kill()
                 raise RuntimeError(f"judged serve did not start: {process.communicate()[0]}")
             time.sleep(0.1)
-        yield base
+        yield base, process
     finally:
         process.terminate()
         process.wait(timeout=10)
