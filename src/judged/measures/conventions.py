@@ -131,10 +131,11 @@ CONVENTIONS: tuple[Convention, ...] = (
         pinnable=False, bounds=(0.0, None),
     ),
     Convention(
-        "max_rel", "measure", "scale", "1",
+        "max_rel", "measure", "scale", "query",
         "the top grade of the scale: a document's gain is divided by this grade's gain, so gains lie in [0, 1] "
-        "(RBP, C/W/L; ERR stops at grade g with probability (2^g-1)/2^max_rel); `query` takes each query's "
-        "highest judged grade (trec_eval's rbp); a judged grade above it is refused",
+        "(RBP, C/W/L; ERR stops at grade g with probability (2^g-1)/2^max_rel); `query` (default) takes each "
+        "query's highest judged grade, at least 1 (trec_eval's rbp); a grade such as 3 fixes the scale, and a "
+        "judged grade above it is refused",
     ),
     Convention(
         "missing", "evaluation", "choice", "skip",

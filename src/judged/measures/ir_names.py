@@ -12,7 +12,7 @@ applies without saying (its tie rule, its missing-query policy).
 >>> str(from_ir_measures("NumRet(rel=2)"))
 'NumRelRet(rel=2,unjudged=zero,ties=trec)'
 >>> str(from_ir_measures("ERR@10")), str(from_ir_measures("RBP(p=0.9)"))
-('ERR(unjudged=zero,ties=trec,max_rel=4)@10', 'RBP(gain=linear,unjudged=zero,ties=trec,p=0.9,max_rel=1)')
+('ERR(unjudged=zero,ties=trec,max_rel=4)@10', 'RBP(gain=linear,unjudged=zero,ties=trec,p=0.9,max_rel=query)')
 >>> str(from_ir_measures("INST(T=2,min_rel=0,max_rel=3)"))
 'INST(gain=linear,unjudged=zero,ties=trec,T=2,max_rel=3)'
 """
