@@ -339,7 +339,8 @@ def test_query_sets_follow_the_documented_rules():
 # judged.measures.trec_names, so the table is under test too. unj is not in pytrec_eval (its value is in
 # tests/test_conformance_trec_eval.py); utility with coefficients fails there ("improper number of coefficients").
 TREC_FAMILIES = ("num_q", "gm_map", "iprec_at_recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
-                 "binG", "relative_P", "set_relative_P", "set_map", "set_F", "num_nonrel_judged_ret")
+                 "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map", "set_F",
+                 "num_nonrel_judged_ret")
 TREC_PARAMETERS = ("set_F.0.5", "iprec_at_recall.0.25,0.05", "Rprec_mult.0.35,3", "relative_P.2,7")
 GEOMETRIC = {"gm_map", "gm_bpref"}
 

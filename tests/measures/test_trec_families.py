@@ -75,6 +75,44 @@ def test_worked_example(measure):
                         rel_tol=0, abs_tol=1e-12)
 
 
+# Graded: ranking a, x (unjudged), c against a:2, c:1, d:2 (not retrieved), e:0. Ideal gains 2, 2, 1 (M = 3);
+# DCG by rank 2, 2, 2 + 1/2; IDCG by rank 2, 2 + 2/log2 3, 2 + 2/log2 3 + 1/2.
+GRADED_RUN = {"q": {"a": 3.0, "x": 2.0, "c": 1.0}}
+GRADED_QRELS = {"q": {"a": 2, "c": 1, "d": 2, "e": 0}}
+IDCG2, IDCG3 = 2 + 2 / math.log2(3), 2 + 2 / math.log2(3) + 1 / 2
+GRADED = {
+    # G: ideal cost so far (at least 1 a rank) 2, 4, 5; gained so far 2, 2, 3: a earns 2/log2(2+2-2), c earns
+    # 1/log2(2+5-3); over the total ideal gain 5
+    "G": (2 / math.log2(2 + 2 - 2) + 1 / math.log2(2 + 5 - 3)) / 5,
+    # nDCG at a (rank 1: 2/2) and at c (rank 3), and at the end for d, not retrieved; over M = 3
+    "nDCG_rel": (2 / 2 + 2.5 / IDCG3 + (3 - 2) * 2.5 / IDCG3) / 3,
+    # the ideal gain changes after rank 2 (2 -> 1) and rank 3 (1 -> 0): mean of nDCG@2 and nDCG@3
+    "Rndcg": (2 / IDCG2 + 2.5 / IDCG3) / 2,
+    "nDCG_rel(gain={1:3})": (2 / 3 + (2 + 3 / 2) / (3 + 2 / math.log2(3) + 2 / 2) * 2) / 3,  # ideal 3, 2, 2
+}
+
+
+@pytest.mark.parametrize("measure", list(GRADED))
+def test_graded_worked_example(measure):
+    value = judged.evaluate(GRADED_RUN, GRADED_QRELS, [measure]).value(measure, "q")
+    assert math.isclose(value, GRADED[measure], rel_tol=0, abs_tol=1e-12)
+
+
+def test_rndcg_adds_the_end_of_a_ranking_longer_than_the_ideal_plus_one():
+    """a:1, b:1 (M = 2, one level). Ranking a, x, b: the level ends after rank 2, nDCG@2 = 1 / (1 + 1/log2 3);
+    3 retrieved is not more than M + 1, so that is all. Ranking a, x, y, z, b (5 > M + 1): the end of the
+    ranking counts too, nDCG = (1 + 1/log2 6) / (1 + 1/log2 3).
+    """
+    qrels = {"q": {"a": 1, "b": 1}}
+    run = {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}
+    expected = 1 / (1 + 1 / math.log2(3))
+    assert math.isclose(judged.evaluate(run, qrels, ["Rndcg"]).value("Rndcg"), expected, abs_tol=1e-15)
+    longer = {"q": {"a": 5.0, "x": 4.0, "y": 3.0, "z": 2.0, "b": 1.0}}
+    end = (1 + 1 / math.log2(6)) / (1 + 1 / math.log2(3))
+    assert math.isclose(judged.evaluate(longer, qrels, ["Rndcg"]).value("Rndcg"), (expected + end) / 2,
+                        abs_tol=1e-15)
+
+
 def test_infap_is_ap_when_every_pooled_document_is_judged():
     """Without pooled-unjudged or unpooled documents infAP is AP, up to trec_eval's eps.
 

@@ -77,7 +77,10 @@ TABLE: dict[str, Entry] = {
     "utility": Entry("Utility", coefficients=("rel_ret", "nonrel_ret", "rel_missed", None)),
     "11pt_avg": Entry("IPrec11pt"),
     "binG": Entry("binG"),
+    "G": Entry("G"),
     "ndcg": Entry("nDCG"),
+    "ndcg_rel": Entry("nDCG_rel"),
+    "Rndcg": Entry("Rndcg"),
     "ndcg_cut": Entry("nDCG", DEFAULT_CUTOFFS),
     "map_cut": Entry("AP", DEFAULT_CUTOFFS),
     "relative_P": Entry("RelP", DEFAULT_CUTOFFS),
@@ -88,10 +91,13 @@ TABLE: dict[str, Entry] = {
     "set_map": Entry("SetAP"),
     "set_F": Entry("SetF", coefficients=("beta",)),
     "num_nonrel_judged_ret": Entry("NumNonRelJudgedRet"),
-    "unj": Entry("Unjudged", (5, 10, 20)),
     "rbp": Entry("RBP", conventions=(("p", 0.9), ("max_rel", "query"))),  # m_rbp.c: gains over the top grade
     "rbp_resid": Entry("RBP_resid", conventions=(("p", 0.9), ("max_rel", "query"))),
+    "unj": Entry("Unjudged", (5, 10, 20)),
 }
+
+#: The entries whose parameters are a gain map, ``ndcg.1=3,2=9`` (trec_eval's setup_gains).
+GAIN_MAPS = ("ndcg", "G", "ndcg_rel", "Rndcg")
 
 _NAME = re.compile(r"(?P<entry>[A-Za-z0-9_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
 
@@ -143,9 +149,9 @@ def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> lis
             f"unknown trec_eval measure {name!r}; judged computes {', '.join(TABLE)}."
         )
     table_name, params = match.group("entry"), match.group("params")
-    if table_name == "ndcg" and params:
-        measure = _with_flags(Measure("nDCG", gain=_gain_map(params, name)), rel, judged_only)
-        return [(f"ndcg_{params}", measure)]
+    if table_name in GAIN_MAPS and params:
+        measure = _with_flags(Measure(entry.family, gain=_gain_map(params, name)), rel, judged_only)
+        return [(f"{table_name}_{params}", measure)]
     if entry.level is not None:
         levels = _numbers(params, name) if params else entry.levels
         return [(f"{table_name}_{v:3.2f}", _with_flags(_make(entry.family, {entry.level: v}, name), rel, judged_only))
@@ -171,12 +177,13 @@ def to_trec_eval(measure: Measure) -> TrecName:
         raise _refuse(measure, f"rel={measure.rel}", "a negative grade marks a document pooled but not judged, "
                       "which judged never counts relevant; trec_eval's -l would")
     name, k = measure.name, measure.cutoff
-    if name == "nDCG" and measure.gain.kind != "linear":
+    gain_entry = next((e for e in GAIN_MAPS if TABLE[e].family == name), None)
+    if gain_entry and measure.gain.kind != "linear":
         problem = gain_problem(measure.gain, k)
         if problem:
             raise _refuse(measure, f"gain={measure.gain}", problem)
         pairs = ",".join(f"{g}={_number(v)}" for g, v in measure.gain.mapping)
-        return TrecName(f"ndcg_{pairs}", "ndcg", 0)
+        return TrecName(f"{gain_entry}_{pairs}", gain_entry, 0)
     for entry_name, entry in TABLE.items():
         if entry.family != name or (entry.cutoffs is None) != (k is None):
             continue

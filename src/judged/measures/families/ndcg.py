@@ -18,7 +18,7 @@ import numpy as np
 from judged.engine.view import RankedView
 from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.registry import family
-from judged.measures.spec import Measure
+from judged.measures.spec import Gain, Measure
 from judged.measures.views import divide, measure_view, nonzero_sum, tie_weights
 
 _PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
@@ -50,13 +50,18 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
     monotone in the grade still gets its true ideal; only positive gains take
     a place in the ideal list.
     """
-    everything = view.ideal_top(None)
-    ideal_gains = gains(view.ideal_grade, measure.gain)
-    if measure.gain.kind == "map":
-        query = np.repeat(np.arange(len(everything.counts)), everything.counts)
-        ideal_gains = ideal_gains[np.lexsort((-ideal_gains, query))]
     top = view.ideal_top(measure.cutoff)
-    return nonzero_sum(top, np.maximum(top.take(ideal_gains), 0.0) * discounts(top.positions))
+    return nonzero_sum(top, np.maximum(top.take(ideal_gains(view, measure.gain)), 0.0) * discounts(top.positions))
+
+
+def ideal_gains(view: RankedView, gain: Gain) -> np.ndarray:
+    """The gain of every judged document, per query in descending order of gain (the ideal ranking's gains)."""
+    everything = view.ideal_top(None)
+    out = gains(view.ideal_grade, gain)
+    if gain.kind == "map":
+        query = np.repeat(np.arange(len(everything.counts)), everything.counts)
+        out = out[np.lexsort((-out, query))]
+    return out
 
 
 @family(
