@@ -50,6 +50,21 @@ BATTERY = (
     "Rprec(norel=skip)",
     "Bpref", "Bpref@3", "Bpref(rel=2,ties=input,norel=skip)", "Bpref(ties=best)", "Bpref(ties=worst)@4",
     "Bpref(norel=1)",
+    "ERR", "ERR@3", "ERR(max_rel=3,unjudged=drop)@5", "ERR(ties=input)@2", "ERR(ties=worst)@3",
+    "ERR(ties=best,unjudged=drop)",
+    "RBP", "RBP(p=0.5,max_rel=3)@3", "RBP(unjudged=drop,gain=exp)", "RBP(ties=input)@4", "RBP(ties=average)@3",
+    "RBP(ties=worst,p=0.9)", "RBP(ties=best,unjudged=drop)@5",
+    "RBP_resid", "RBP_resid@3", "RBP_resid(unjudged=drop,p=0.5)", "RBP_resid(ties=input)@2",
+    "RBP_resid(ties=average)@4", "RBP_resid(ties=worst)@3", "RBP_resid(ties=best)",
+    "SDCG", "SDCG@3", "SDCG(unjudged=drop,max_rel=3)@5", "SDCG(ties=input)@4", "SDCG(ties=average,gain=exp)@3",
+    "SDCG(ties=worst)@2", "SDCG(ties=best)@3",
+    "INSQ", "INSQ(T=2)@5", "INSQ(unjudged=drop)", "INSQ(ties=input)@3", "INSQ(ties=average)@4", "INSQ(ties=worst)@3",
+    "INSQ(ties=best,T=0.5)",
+    "INST", "INST(T=2,max_rel=3)@5", "INST(unjudged=drop)", "INST(ties=input)@3",
+    "BPM", "BPM(T=2)@4", "BPM(unjudged=drop)@3", "BPM(ties=input)",
+    "NERR8", "NERR8@3", "NERR8(unjudged=drop,ties=input)@4", "NERR9", "NERR9@3", "NERR9(unjudged=drop,ties=input)@4",
+    "NERR10", "NERR10(p=0.5)@3", "NERR10(unjudged=drop,ties=input)", "NERR11", "NERR11(T=2)@3",
+    "NERR11(unjudged=drop,ties=input)",
 )
 
 QIDS = ("q1", "q2", "Q3", "q10", "q4", "é5", "q6", "q7")
@@ -95,7 +110,10 @@ def measures(draw):
     cutoff = draw(st.none() | st.integers(1, 14)) if family.cutoff == "optional" else None
     choices = {"gain": gains(), "rel": st.integers(-1, 4), "ideal": st.sampled_from(IDEALS),
                "unjudged": st.sampled_from(UNJUDGED), "ties": st.sampled_from(family.ties),
-               "norel": st.sampled_from(NORELS)}
+               "norel": st.sampled_from(NORELS), "p": st.floats(0.05, 0.95), "T": st.floats(0.25, 4),
+               "max_rel": st.sampled_from((3, "query"))}
+    if "max_rel" in family.params:  # gains scaled to [0, 1]: a map that is not monotone is refused
+        choices["gain"] = st.sampled_from((Gain("linear"), Gain("exp")))
     return Measure(family.name, cutoff, **{p: draw(choices[p]) for p in family.params})
 
 
@@ -152,14 +170,17 @@ def registry_measures() -> list[Measure]:
     """Every family of the registry with every value of each of its parameters (one varied at a time), with and
     without a cutoff where the family takes one."""
     values = {"gain": (Gain("linear"), Gain("exp"), Gain("map", ((0, 0.5), (1, 1.0), (2, 3.5), (3, 2.0)))),
-              "rel": (-1, 0, 1, 2, 3), "ideal": IDEALS, "unjudged": UNJUDGED, "norel": NORELS}
+              "rel": (-1, 0, 1, 2, 3), "ideal": IDEALS, "unjudged": UNJUDGED, "norel": NORELS,
+              "p": (0.5, 0.9), "T": (0.5, 2.0), "max_rel": ("query", 3)}
+    scaled_gains = (Gain("linear"), Gain("exp"), Gain("map", ((1, 0.5), (2, 1.0), (3, 2.0))))  # monotone
     wanted = []
     for family in all_families():
+        own = {**values, "gain": scaled_gains} if "max_rel" in family.params else values
         cutoffs = (None, 3) if family.cutoff == "optional" else (None,)
         for cutoff in cutoffs:
             wanted.append(Measure(family.name, cutoff))
             for param in family.params:
-                for value in (family.ties if param == "ties" else values[param]):
+                for value in (family.ties if param == "ties" else own[param]):
                     wanted.append(Measure(family.name, cutoff, **{param: value}))
     return list(dict.fromkeys(wanted))
 
