@@ -48,12 +48,13 @@ def oracle(runs, qrels, measure, cutoff, pool):
     for qid in sorted(qrels):
         docs = _pool(runs, qrels, qid, cutoff, pool)
         assignments = list(itertools.product(GRADES, repeat=len(docs)))
-        copies = {f"{qid}#{i}": {**{d: g for d, g in qrels[qid].items() if g >= 0}, **dict(zip(docs, a))}
+        copies = {f"{qid}#{i:06d}": {**{d: g for d, g in qrels[qid].items() if g >= 0}, **dict(zip(docs, a))}
                   for i, a in enumerate(assignments)}
         values = []
         for run in runs:
-            copied = {f"{qid}#{i}": run[qid] for i in range(len(assignments))} if qid in run else {}
+            copied = {f"{qid}#{i:06d}": run[qid] for i in range(len(assignments))} if qid in run else {}
             result = judged.evaluate(copied, copies, [measure], missing="zero")
+            assert list(result.qids) == sorted(copies)  # copies named so that qid order is assignment order
             values.append(result.values[judged.parse(measure)])
         out[qid] = (docs, assignments, np.array(values))
     return out

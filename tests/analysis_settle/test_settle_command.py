@@ -1,0 +1,71 @@
+"""`judged settle` through click's CliRunner: the report, the pool file it writes and the store importing it."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from judged.cli import main
+
+
+def run_cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def _runs(examples, *names):
+    return [examples / "runs" / f"{n}.run" for n in names]
+
+
+def test_the_examples_pool_settles_the_order(examples):
+    result = run_cli("settle", *_runs(examples, "bm25", "dense", "naive"), "--qrels", examples / "qrels.txt",
+                     "-m", "nDCG@10", "--pool", examples / "pool.tsv")
+    assert result.exit_code == 0, result.output
+    assert "order: dense > bm25 > naive (settled)" in result.output
+    assert "3 of 3 pairs settled; 17 pooled documents unjudged, none of which can change a conclusion" in \
+        " ".join(result.output.split())
+
+
+def test_json_lists_pairs_with_per_query_ranges_and_the_next_documents(examples):
+    result = run_cli("settle", *_runs(examples, "bm25", "naive"), "--qrels", examples / "qrels.txt",
+                     "--next", "4", "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    (pair,) = document["pairs"]
+    assert (pair["first"], pair["second"], pair["settled"]) == ("bm25", "naive", False)
+    assert pair["min"] < 0 < pair["max"] and len(pair["per_query"]) == 15
+    assert len(document["next"]) == 4 and all(n["impact"] > 0 for n in document["next"])
+    assert document["stopping"]["fires"] is False
+    assert document["stopping"]["could_matter"] <= document["stopping"]["unjudged"]
+
+
+def test_the_pool_file_is_a_run_the_store_pools_exactly(examples, tmp_path):
+    out, db = tmp_path / "next.run", tmp_path / "store.db"
+    result = run_cli("settle", *_runs(examples, "bm25", "naive"), "--qrels", examples / "qrels.txt",
+                     "--next", "6", "-o", out, "--format", "json")
+    assert result.exit_code == 0, result.output
+    proposed = [(n["qid"], n["docid"]) for n in json.loads(result.output)["next"]]
+    lines = out.read_text().splitlines()
+    assert [tuple(line.split()[i] for i in (0, 2)) for line in lines] == proposed
+    deepest = max(sum(q == qid for q, _ in proposed) for qid, _ in proposed)
+    built = run_cli("pool", "build", out, "--depth", deepest, "--pool", "next", "--db", db)
+    assert built.exit_code == 0, built.output
+    shown = run_cli("pool", "show", "--pool", "next", "--db", db)
+    assert sorted(tuple(line.split("\t")[:2]) for line in shown.output.splitlines()) == sorted(proposed)
+
+
+def test_a_bad_pool_line_names_file_and_line(examples, tmp_path):
+    pool = tmp_path / "pool.tsv"
+    pool.write_text("q01\tapi/overview\tbm25\nq01 api/overview\n")
+    result = run_cli("settle", *_runs(examples, "bm25", "dense"), "--qrels", examples / "qrels.txt",
+                     "--pool", pool)
+    assert result.exit_code == 1
+    assert f"{pool}:2" in result.output and "qid<TAB>docid" in result.output
+
+
+def test_bad_requests_exit_2(examples):
+    runs = _runs(examples, "bm25", "dense")
+    neither = run_cli("settle", *runs)
+    assert neither.exit_code == 2 and "--qrels FILE or --judgments" in neither.output
+    other = run_cli("settle", *runs, "--qrels", examples / "qrels.txt", "-m", "AP")
+    assert other.exit_code == 2 and "nDCG only" in other.output
