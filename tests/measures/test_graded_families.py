@@ -191,3 +191,18 @@ def test_a_perfect_ranking_scores_exactly_one(grades, unjudged, gain, k):
     qrels = {"q": {f"d{i}": g for i, g in enumerate(ordered)} | {"z": 0}}
     cut = "" if k is None else f"@{k}"
     assert value(run, qrels, f"nDCG(gain={gain}){cut}") == 1.0
+
+
+def test_judged_eval_reports_the_residual_beside_rbp(tmp_path):
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    (tmp_path / "q.txt").write_text("q 0 a 1\nq 0 b 0\n")
+    (tmp_path / "r.txt").write_text("q Q0 a 1 2.0 r\nq Q0 u 2 1.0 r\nq Q0 b 3 0.5 r\n")
+    args = ["eval", str(tmp_path / "r.txt"), "--qrels", str(tmp_path / "q.txt"), "-m", "RBP(p=0.5)", "--format", "tsv"]
+    shown = CliRunner().invoke(main, args)
+    assert shown.exit_code == 0, shown.output
+    assert "RBP_resid(gain=linear,unjudged=zero,ties=trec,p=0.5,max_rel=query)\t0.375" in shown.output  # 1/4 + 1/8
+    alone = CliRunner().invoke(main, [*args, "--no-judged"])
+    assert "RBP_resid" not in alone.output

@@ -55,8 +55,8 @@ _RENDERERS = {
 @convention_option("norel", lead="Set norel= on every measure that has it: ", show_default=False)
 @convention_option("depth")
 @click.option("--judged/--no-judged", "add_judged", default=True, show_default=True,
-              help="Report Judged@k beside every nDCG@k; trec_eval format and presets, which have no such measure, "
-              "leave it out with a note.")
+              help="Report Judged@k beside every nDCG@k, and RBP's residual beside every RBP; trec_eval format and "
+              "presets, which have no such measure, leave them out with a note.")
 @click.option("--unjudged-threshold", type=click.FloatRange(0, 1), default=0.10, show_default=True,
               help="Warn when more than this share of a run's top k (for an nDCG@k) is unjudged.")
 @click.option("--preset", help="Reproduce a library's numbers: " + ", ".join(preset_names()) + ".")
@@ -168,27 +168,34 @@ def distinct_names(results: list[Result], paths) -> list[Result]:
 
 
 def with_judged_beside_ndcg(measures: list[Measure]) -> list[Measure]:
-    """Insert ``Judged@k`` after each ``nDCG@k`` that does not already have one."""
+    """Insert ``Judged@k`` after each ``nDCG@k``, and ``RBP_resid`` (same conventions) after each ``RBP``, unless
+    already asked for: what the unjudged documents could change, beside the number they change."""
     present = {m.cutoff for m in measures if m.name == "Judged"}
+    residuals = set(measures)
     out = []
     for m in measures:
         out.append(m)
         if m.name == "nDCG" and m.cutoff is not None and m.cutoff not in present:
             out.append(parse(f"Judged@{m.cutoff}"))
             present.add(m.cutoff)
+        if m.name == "RBP" and (residual := replace(m, name="RBP_resid")) not in residuals:
+            out.append(residual)
+            residuals.add(residual)
     return out
 
 
 def unjudged_shares(results: list[Result], threshold: float) -> list[tuple[str, int, float]]:
-    """``(run, k, share)`` for each run and nDCG cutoff whose top k is more than ``threshold`` unjudged."""
+    """``(run, k, share)`` for each run and nDCG cutoff whose top k is more than ``threshold`` unjudged, counted
+    in each nDCG measure's own ranking (the largest share when several measures rank the top k differently)."""
     found = []
     for result in results:
-        unjudged = result.provenance["unjudged_in_top_k"]
-        retrieved = result.provenance["retrieved_in_top_k"]
-        for k in sorted({m.cutoff for m in result.measures if m.name == "nDCG" and m.cutoff is not None}):
-            share = unjudged[str(k)] / retrieved[str(k)] if retrieved[str(k)] else 0.0
-            if share > threshold:
-                found.append((result.run, k, share))
+        shares: dict[int, float] = {}
+        for m in result.measures:
+            if m.name == "nDCG" and m.cutoff is not None:
+                counts = result.provenance["per_measure"][str(m)]
+                share = counts["unjudged_in_top_k"] / counts["retrieved_in_top_k"] if counts["retrieved_in_top_k"] else 0.0
+                shares[m.cutoff] = max(share, shares.get(m.cutoff, 0.0))
+        found += [(result.run, k, share) for k, share in sorted(shares.items()) if share > threshold]
     return found
 
 
