@@ -108,3 +108,24 @@ def test_the_horizon_without_a_cutoff_is_cwl_evals_default_depth():
     assert result.value("INST") == result.value("INST@1000") != result.value("INST@10")
     assert result.value("INST@10") == pytest.approx(cwl_value(ruler.INSTCWLMetric(1.0), [1.0], 10), rel=1e-12)
     assert np.isfinite(result.value("INST"))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(collections())
+def test_ir_measures_spellings_equal_ir_measures_cwl_eval_provider(collection):
+    """ir_measures' names read into judged's measures give its cwl_eval provider's numbers; it keeps tied scores
+    in input order (a stable sort), so judged's side reads them with ties=input."""
+    ir_measures = pytest.importorskip("ir_measures")
+    from dataclasses import replace
+
+    from judged.measures.ir_names import from_ir_measures
+
+    run, qrels = collection
+    theirs = [ir_measures.SDCG(max_rel=3) @ 5, ir_measures.INST(T=2, max_rel=3), ir_measures.INSQ(max_rel=3),
+              ir_measures.BPM(T=1, max_rel=3) @ 4, ir_measures.NERR8(max_rel=3) @ 3, ir_measures.NERR9(max_rel=3) @ 6,
+              ir_measures.NERR10(max_rel=3), ir_measures.NERR11(T=2, max_rel=3)]
+    values = {m.measure: m.value for m in ir_measures.cwl_eval.iter_calc(theirs, qrels, run)}
+    mine = {m: replace(from_ir_measures(m), ties="input") for m in theirs}
+    result = judged.evaluate(run, qrels, list(mine.values()))
+    for m in theirs:
+        assert result.value(mine[m]) == pytest.approx(values[m], rel=1e-12, abs=1e-14), str(m)
