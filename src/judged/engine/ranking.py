@@ -7,7 +7,10 @@ The tie rule lives here and only here:
 * ``average``: ranked as ``trec``; measures spread credit over each tied group,
 * ``worst`` / ``best``: each tied group in ascending / descending grade (unjudged
   as 0, pooled but unjudged at its negative grade), then docid descending: the lowest
-  and highest score any tie order allows.
+  and highest score any tie order allows when the gain grows with the grade. Under a
+  gain map, which need not, the measure's view re-orders each tied group by the gain
+  itself (:func:`judged.measures.views.by_gain_within_ties`), as it drops unjudged rows
+  for ``unjudged=drop``.
 
 Run files are normally written query by query in descending score. That is
 checked in one linear pass and, when it holds, the rows stay where they are:
