@@ -144,3 +144,23 @@ def test_a_preset_whose_library_orders_ties_arbitrarily_says_where_they_matter(f
     assert "straddle" not in untied.stderr
     trec = run_cli("eval", files / "tied", "--qrels", files / "qrels", "--preset", "trec_eval", "-m", "nDCG@2")
     assert "straddle" not in trec.stderr
+
+
+def test_unjudged_counts_follow_each_measures_own_ranking(tmp_path):
+    """a, y and z tie; only a is judged. ties=best puts a first (1 of the top 2 unjudged), trec's docid-descending
+    rule puts z and y first (2 of 2): the warning and the provenance count each measure's own top 2."""
+    import json
+
+    (tmp_path / "qrels").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "run").write_text("q1 Q0 a 1 1.0 t\nq1 Q0 y 2 1.0 t\nq1 Q0 z 3 1.0 t\n")
+    args = ("eval", tmp_path / "run", "--qrels", tmp_path / "qrels", "-m", "nDCG(ties=best)@2", "-m", "nDCG@2")
+    result = run_cli(*args, "--format", "json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)["results"][0]
+    per_measure = record["provenance"]["per_measure"]
+    best, trec = (per_measure[f"nDCG(gain=linear,ideal=judged,unjudged=zero,ties={t},norel=0)@2"]
+                  for t in ("best", "trec"))
+    assert (best["unjudged_in_top_k"], best["retrieved_in_top_k"]) == (1, 2)
+    assert (trec["unjudged_in_top_k"], trec["retrieved_in_top_k"]) == (2, 2)
+    assert record["provenance"]["unjudged_in_top_k"] == {"2": 2}  # the ranking with the most unjudged
+    assert "100.0% of the top 2 is unjudged" in run_cli(*args).stderr

@@ -193,7 +193,8 @@ def unjudged_shares(results: list[Result], threshold: float) -> list[tuple[str, 
         for m in result.measures:
             if m.name == "nDCG" and m.cutoff is not None:
                 counts = result.provenance["per_measure"][str(m)]
-                share = counts["unjudged_in_top_k"] / counts["retrieved_in_top_k"] if counts["retrieved_in_top_k"] else 0.0
+                retrieved = counts["retrieved_in_top_k"]
+                share = counts["unjudged_in_top_k"] / retrieved if retrieved else 0.0
                 shares[m.cutoff] = max(share, shares.get(m.cutoff, 0.0))
         found += [(result.run, k, share) for k, share in sorted(shares.items()) if share > threshold]
     return found

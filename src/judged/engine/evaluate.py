@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judged.engine.provenance import provenance_record
+from judged.engine.provenance import input_record, provenance_record
 from judged.engine.ranking import build_view
 from judged.engine.result import MeasureCounts, Result
 from judged.engine.view import RankedView
@@ -64,8 +64,8 @@ def evaluate(
     return result_from_values(
         query_values(run, qrels, parsed, depth),
         parsed,
-        run=_input_record(run),
-        qrels={**_input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
+        run=input_record(run),
+        qrels={**input_record(qrels), "collapsed_duplicates": qrels.collapsed_duplicates},
         run_queries=run.num_queries,
         missing=missing,
         depth=depth,
@@ -121,18 +121,6 @@ def _aggregate(values: np.ndarray, measure: Measure) -> float:
     return total if kind == "sum" else total / len(scored)
 
 
-def _input_record(item: Run | Qrels) -> dict:
-    source = item.source
-    return {
-        "name": item.name,
-        "path": source.path if source else None,
-        "format": source.format if source else "memory",
-        "sha256": source.sha256 if source else None,
-        "rows": len(item),
-        "queries": item.num_queries,
-    }
-
-
 def no_shared_queries(run: str, qrels: str, path: str, run_queries: int, judged_queries: int) -> NoJudgedQueriesError:
     """The error for a run that shares no query with the judgments: there is nothing to score, which is not 0.0."""
     return NoJudgedQueriesError(
@@ -186,25 +174,37 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
     reported = reported_queries(base)
     raw = {m: np.asarray(m.family.kernel(views[view_key(m)], m), dtype=np.float64)[reported] for m in measures}
     coverage = {}
-    for cutoff in sorted({m.cutoff for m in measures if m.cutoff is not None}):
-        top = base.top(cutoff)
-        unjudged = top.counts - top.sum(top.take(base.judged))
-        coverage[cutoff] = np.stack([unjudged, top.counts, base.ties_across(cutoff)]).astype(np.int64)[:, reported].T
+    for key, cutoff in coverage_keys(measures):
+        view = views[key]
+        top = view.top(cutoff)
+        unjudged = top.counts - top.sum(top.take(view.judged))
+        counted = np.stack([unjudged, top.counts, view.ties_across(cutoff)]).astype(np.int64)
+        coverage[key, cutoff] = counted[:, reported].T
     return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,
                        int(base.run_only.sum()))
+
+
+def coverage_keys(measures: Sequence[Measure]) -> list[tuple[str, int]]:
+    """The (ranking, cutoff) pairs whose top k :class:`QueryValues` counts: each measure's own ranking (a tie rule
+    can put judged documents first), at each cutoff a measure has.
+
+    >>> from judged.measures import parse
+    >>> coverage_keys([parse("nDCG(ties=best)@2"), parse("nDCG@2"), parse("P(ties=average)@2"), parse("AP")])
+    [('best', 2), ('trec', 2)]
+    """
+    return sorted({(view_key(m), m.cutoff) for m in measures if m.cutoff is not None})
 
 
 def merge_query_values(parts: Sequence[QueryValues], measures: Sequence[Measure]) -> QueryValues:
     """The values of disjoint sets of queries as one, in the order a :class:`Result` reports them (qid byte order)."""
     qids = [q for part in parts for q in part.qids]
     order = np.argsort(np.array(qids, dtype=object), kind="stable") if qids else np.empty(0, dtype=np.int64)
-    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
     return QueryValues(
         tuple(qids[i] for i in order),
         {m: np.concatenate([p.raw[m] for p in parts] or [np.empty(0)])[order] for m in measures},
         np.concatenate([p.missing for p in parts] or [np.empty(0, dtype=bool)])[order],
         {k: np.concatenate([p.coverage[k] for p in parts] or [np.empty((0, 3), dtype=np.int64)])[order]
-         for k in cutoffs},
+         for k in coverage_keys(measures)},
         sum(p.run_only for p in parts),
     )
 
@@ -244,7 +244,11 @@ def result_from_values(
     for m in measures:
         per_query[m], counts[m] = _apply_policies(values.raw[m], values.missing, m, missing)
         aggregate[m] = _aggregate(per_query[m], m)
-    sums = {str(k): values.coverage[k].sum(axis=0) for k in sorted(values.coverage)}
+    sums = {key: values.coverage[key].sum(axis=0) for key in coverage_keys(measures)}
+    at: dict[str, np.ndarray] = {}  # per cutoff, the ranking with the most unjudged documents in its top k
+    for (_, k), s in sums.items():
+        if str(k) not in at or s[0] > at[str(k)][0]:
+            at[str(k)] = s
     provenance = provenance_record(
         measures=measures,
         missing=missing,
@@ -263,8 +267,10 @@ def result_from_values(
             "run_only_ignored": values.run_only,
         },
         counts=counts,
-        unjudged_at={k: int(s[0]) for k, s in sums.items()},
-        retrieved_at={k: int(s[1]) for k, s in sums.items()},
-        ties_across={k: int(s[2]) for k, s in sums.items()},
+        unjudged_at={k: int(s[0]) for k, s in at.items()},
+        retrieved_at={k: int(s[1]) for k, s in at.items()},
+        ties_across={k: int(s[2]) for k, s in at.items()},
+        top_k={m: (int(sums[view_key(m), m.cutoff][0]), int(sums[view_key(m), m.cutoff][1]))
+               for m in measures if m.cutoff is not None},
     )
     return Result(run["name"], tuple(measures), values.qids, per_query, aggregate, counts, provenance)

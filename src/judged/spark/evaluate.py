@@ -28,7 +28,14 @@ import numpy as np
 import polars as pl
 from pyspark.sql import functions as F
 
-from judged.engine.evaluate import MISSING_POLICIES, QueryValues, merge_query_values, result_from_values, view_key
+from judged.engine.evaluate import (
+    MISSING_POLICIES,
+    QueryValues,
+    coverage_keys,
+    merge_query_values,
+    result_from_values,
+    view_key,
+)
 from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
@@ -126,13 +133,13 @@ def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict) 
     """The collected per-query rows as the local engine's :class:`QueryValues` (in any order; merged after)."""
     n = queries.height
     raw = np.array(queries["raw"].to_list(), dtype=np.float64).reshape(n, len(measures))
-    cutoffs = sorted({m.cutoff for m in measures if m.cutoff is not None})
-    coverage = np.array(queries["coverage"].to_list(), dtype=np.int64).reshape(n, 3 * len(cutoffs))
+    keys = coverage_keys(measures)
+    coverage = np.array(queries["coverage"].to_list(), dtype=np.int64).reshape(n, 3 * len(keys))
     return QueryValues(
         tuple(queries["qid"].to_list()),
         {m: raw[:, i] for i, m in enumerate(measures)},
         queries["missing"].to_numpy().astype(bool),
-        {k: coverage[:, 3 * i: 3 * i + 3] for i, k in enumerate(cutoffs)},
+        {k: coverage[:, 3 * i: 3 * i + 3] for i, k in enumerate(keys)},
         int(totals["run_only"]),
     )
 
