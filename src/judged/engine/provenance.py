@@ -1,17 +1,22 @@
-"""The provenance record every evaluation carries, whichever engine computed it.
+"""The provenance record every evaluation carries, whichever engine computed it, and every JSON output.
 
 Both the local engine (:func:`judged.evaluate`) and Spark (:func:`judged.spark.evaluate`)
 fill in the same fields, so a number can be traced to its conventions, inputs and
-counts the same way wherever it was computed.
+counts the same way wherever it was computed. :func:`output_record` gives every
+other JSON output (compare, report, bounds, sensitivity, explain, assessors,
+agreement) the same environment, inputs and config, with each run's own
+evaluation record when there is one.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import platform
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from importlib import metadata
 
 from judged.version import __version__
 
@@ -25,6 +30,84 @@ def masked_command(command: Sequence[str] | None) -> list[str] | None:
     ['judged', 'eval', '--db=postgresql://ana:***@db/j', 'run.txt']
     """
     return None if command is None else [_URL_PASSWORD.sub(r"\1:***@", part) for part in command]
+
+
+def environment(command: Sequence[str] | None) -> dict[str, object]:
+    """The head of every record: judged's version, the time, the command line, Python, the platform and libraries.
+
+    ``libraries`` holds the versions of numpy and scipy (None when not
+    installed): a p-value can depend on them (scipy's Wilcoxon ``method="auto"``
+    changed between versions).
+
+    >>> sorted(environment(["judged", "compare"]))
+    ['command', 'created', 'judged_version', 'libraries', 'platform', 'python']
+    """
+    return {
+        "judged_version": __version__,
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "command": masked_command(command),
+        "python": platform.python_version(),
+        "platform": sys.platform,
+        "libraries": {name: _version(name) for name in ("numpy", "scipy")},
+    }
+
+
+@functools.cache  # reading a distribution's metadata takes ~10 ms; it cannot change while judged runs
+def _version(distribution: str) -> str | None:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def input_record(item) -> dict:
+    """What the provenance says of one input (a ``Run`` or ``Qrels``): name, path, format, sha256, rows, queries.
+
+    A frozen judgment set reads as ``format: judgment-set`` with its id as the
+    path and its content hash as the sha256.
+
+    >>> from judged.io.inputs import Qrels
+    >>> input_record(Qrels.from_dict({"q1": {"d1": 1}}, "mine"))
+    {'name': 'mine', 'path': None, 'format': 'memory', 'sha256': None, 'rows': 1, 'queries': 1}
+    """
+    source = item.source
+    return {
+        "name": item.name,
+        "path": source.path if source else None,
+        "format": source.format if source else "memory",
+        "sha256": source.sha256 if source else None,
+        "rows": len(item),
+        "queries": item.num_queries,
+    }
+
+
+def output_record(
+    *,
+    results: Sequence = (),
+    inputs: Sequence = (),
+    measures: Sequence = (),
+    command: Sequence[str] | None = None,
+    config: dict | None = None,
+) -> dict:
+    """The provenance of a JSON output: :func:`environment`, the measures, the config, the inputs, each run's record.
+
+    ``results`` are evaluation results whose own records go under ``runs``
+    (by run name); ``inputs`` the runs and judgments read (``Run``/``Qrels``,
+    :func:`input_record`, or records already made); ``measures`` default to the results' measures;
+    ``config`` is the team config's record (path, sha256, contents).
+
+    >>> from judged.io.inputs import Qrels
+    >>> record = output_record(inputs=[Qrels.from_dict({"q1": {"d1": 1}}, "mine")], command=["judged", "assessors"])
+    >>> record["inputs"][0]["name"], record["command"], record["runs"]
+    ('mine', ['judged', 'assessors'], {})
+    """
+    record = environment(command)
+    chosen = list(measures) or (list(results[0].measures) if results else [])
+    record["measures"] = {str(m): {"family": m.name, "cutoff": m.cutoff, **m.params()} for m in chosen}
+    record["config"] = config
+    record["inputs"] = [item if isinstance(item, dict) else input_record(item) for item in inputs]
+    record["runs"] = {r.run: r.provenance for r in results}
+    return record
 
 
 def provenance_record(
@@ -42,8 +125,13 @@ def provenance_record(
     retrieved_at: dict[str, int],
     ties_across: dict[str, int],
     engine: dict | None = None,
+    top_k: Mapping | None = None,
 ) -> dict:
     """The record: version, time, command, platform, [engine], every measure's conventions, inputs, counts.
+
+    ``unjudged_at`` counts, per cutoff, the unjudged documents in the top k of
+    the ranking that has the most there; ``top_k`` holds each measure's own
+    ``(unjudged, retrieved)`` in its top k (a tie rule can put judged documents first).
 
     >>> from judged.measures import parse
     >>> r = provenance_record(measures=[parse("P@5")], missing="skip", depth=None, command=None, config=None,
@@ -52,13 +140,7 @@ def provenance_record(
     'P'
     """
 
-    record: dict[str, object] = {
-        "judged_version": __version__,
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "command": masked_command(command),
-        "python": platform.python_version(),
-        "platform": sys.platform,
-    }
+    record = environment(command)
     if engine is not None:
         record["engine"] = engine
     record.update(
@@ -76,6 +158,10 @@ def provenance_record(
                     "skipped_norel": c.skipped_norel,
                     "zero_missing": c.zero_missing,
                     "no_relevant": c.norel,
+                    **(
+                        {"unjudged_in_top_k": top_k[m][0], "retrieved_in_top_k": top_k[m][1]}
+                        if top_k and m in top_k else {}
+                    ),
                 }
                 for m, c in counts.items()
             },
