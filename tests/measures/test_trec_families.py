@@ -61,6 +61,8 @@ WORKED = {
     # bpref: d1 1; d4 behind one judged non-relevant (d2): 1 - min(1, 3) / min(3, 2)
     "GMBpref": (1 + (1 - 1 / 2)) / 3,
     "GMAP": (1 / 1 + 2 / 4) / 3,
+    # yaap: S = 1/1 + 2/4 = 1.5 of R = 3: log((1 + 1.5) / (1 + 3 - 1.5))
+    "yaap": math.log((1 + 1.5) / (1 + 3 - 1.5)),
     # unjudged: d3 (pooled) and d5 (not pooled); the denominator is k even past the end of the ranking
     "Unjudged@2": 0 / 2,
     "Unjudged@5": 2 / 5,
@@ -89,6 +91,9 @@ GRADED = {
     # the ideal gain changes after rank 2 (2 -> 1) and rank 3 (1 -> 0): mean of nDCG@2 and nDCG@3
     "Rndcg": (2 / IDCG2 + 2.5 / IDCG3) / 2,
     "nDCG_rel(gain={1:3})": (2 / 3 + (2 + 3 / 2) / (3 + 2 / math.log2(3) + 2 / 2) * 2) / 3,  # ideal 3, 2, 2
+    # the first two ranks undiscounted, then 1/log2(i): DCG 2 + 1/log2 3; ideal 2, 2, 1 -> 2 + 2 + 1/log2 3
+    "nDCG_p": (2 + 1 / math.log2(3)) / (2 + 2 + 1 / math.log2(3)),
+    "nDCG_p(rel=2)": (2 + 1 / math.log2(3)) / (2 + 2 + 1 / math.log2(3)),
 }
 
 
@@ -238,3 +243,25 @@ def test_ir_measures_spellings_and_objects_read_as_the_same_measures(spelling, o
     from judged.measures.ir_names import from_ir_measures
 
     assert from_ir_measures(spelling) == from_ir_measures(ir_measures.parse_measure(spelling)) == parse(ours)
+
+
+@pytest.mark.parametrize(("expected", "qrels", "rel"), [("out.test.yaap_dcg", "qrels.test", 1),
+                                                       ("out.test.yaap_dcg.l2", "qrels.rel_level", 2)])
+def test_yaap_and_dcg_match_trec_eval_10(conformance, expected, qrels, rel):
+    """trec_eval 10's -q -m yaap -m dcg output (generated, tests/data/trec_eval/README.md), byte for byte."""
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    args = ["eval", str(conformance / "results.test"), "--qrels", str(conformance / qrels), "--format", "trec_eval",
+            "--per-query", "-m", f"yaap(rel={rel})", "-m", "DCG"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (conformance / expected).read_text()
+
+
+def test_ndcg_p_is_0_when_nothing_at_rel_was_retrieved_as_in_m_ndcg_p():
+    """Only c (grade 1) retrieved: DCG = 1 > 0, but under rel=2 nothing relevant was retrieved, so 0."""
+    run = {"q": {"c": 1.0}}
+    assert judged.evaluate(run, GRADED_QRELS, ["nDCG_p(rel=2)"]).value("nDCG_p(rel=2)") == 0.0
+    assert math.isclose(judged.evaluate(run, GRADED_QRELS, ["nDCG_p"]).value("nDCG_p"), 1 / (2 + 2 + 1 / math.log2(3)))

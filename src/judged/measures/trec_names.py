@@ -78,6 +78,7 @@ TABLE: dict[str, Entry] = {
     "11pt_avg": Entry("IPrec11pt"),
     "binG": Entry("binG"),
     "G": Entry("G"),
+    "dcg": Entry("DCG"),
     "ndcg": Entry("nDCG"),
     "ndcg_rel": Entry("nDCG_rel"),
     "Rndcg": Entry("Rndcg"),
@@ -91,6 +92,7 @@ TABLE: dict[str, Entry] = {
     "set_map": Entry("SetAP"),
     "set_F": Entry("SetF", coefficients=("beta",)),
     "num_nonrel_judged_ret": Entry("NumNonRelJudgedRet"),
+    "yaap": Entry("yaap"),
     "rbp": Entry("RBP", conventions=(("p", 0.9), ("max_rel", "query"))),  # m_rbp.c: gains over the top grade
     "rbp_resid": Entry("RBP_resid", conventions=(("p", 0.9), ("max_rel", "query"))),
     "unj": Entry("Unjudged", (5, 10, 20)),

@@ -171,3 +171,25 @@ def rndcg(view: RankedView, measure: Measure) -> np.ndarray:
     out = np.divide(total, points, out=np.zeros(view.num_queries), where=points > 0)
     out[view.num_relevant(measure.rel) == 0] = np.nan
     return out
+
+
+@family(
+    "nDCG_p",
+    aliases=("ndcg_p",),
+    params=("rel", *_GAIN_PARAMS),
+    ties=ORDERED_TIES,
+    cutoff="none",
+    summary="nDCG with Järvelin & Kekäläinen's original discount (trec_eval's m_ndcg_p.c, which trec_eval 10 "
+    "does not register): the first two ranks undiscounted, rank i > 1 by 1/log2(i); 0 when nothing >= rel "
+    "was retrieved",
+    formula="sum_i g_i / max(1, log2 i) over the same for the ideal ordering",
+)
+def ndcg_p(view: RankedView, measure: Measure) -> np.ndarray:
+    view = measure_view(view, measure)
+    walk = _GainWalk(view, measure)
+    dcg = view.top(None).sum(walk.gain / np.log2(np.maximum(view.rank + 1.0, 2.0)))
+    ideal = Top(walk.ideal_offsets, walk.num_ideal).sum(walk.ideal / np.log2(np.maximum(walk.ideal_rank + 1.0, 2.0)))
+    found = relevant_hits(view, measure.rel).count()
+    out = np.divide(dcg, ideal, out=np.zeros(view.num_queries), where=(found > 0) & (ideal > 0))
+    out[view.num_relevant(measure.rel) == 0] = np.nan
+    return out
