@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -120,12 +121,16 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
     with progress as status:  # a spinner on a terminal, nothing in a pipe
         qrels = read_judgments(qrels_path, qrels_format, judgments, db)
         results = []
-        for i, path in enumerate(runs, start=1):
-            if status:
-                status.update(f"evaluating run {i}/{len(runs)}: {path}")
-            run = read_run(path, format=run_format)
-            results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
-                                    config=team.record()))
+        with ThreadPoolExecutor(max_workers=1) as reader:  # the next run is read while this one is evaluated
+            upcoming = reader.submit(read_run, runs[0], format=run_format)
+            for i, path in enumerate(runs, start=1):
+                if status:
+                    status.update(f"evaluating run {i}/{len(runs)}: {path}")
+                run = upcoming.result()
+                if i < len(runs):
+                    upcoming = reader.submit(read_run, runs[i], format=run_format)
+                results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
+                                        config=team.record()))
     results = distinct_names(results, runs)
     echo_unjudged_warnings(results, unjudged_threshold)
     if library and library.arbitrary_ties:
