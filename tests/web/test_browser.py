@@ -162,6 +162,7 @@ def test_lead_sees_agreement_adjudicates_freezes_and_downloads_qrels_that_evalua
                                  event_id=str(uuid.uuid4()))
         store.record("q01", EVIL_DOCID, assessor="bob", grade=0, note="<script>window.__pwned=4</script>")
         store.record("q01", EVIL_DOCID, assessor="alice", grade=3)
+        graded = {e.qid for e in store.current(assessors=["alice", "bob"]) if e.grade is not None}
     _log_in(page, base, "lena", "/lead")
     page.click('a[href="/lead/efforts/default"]')
     expect(page.locator("#gate")).to_contain_text("alice and bob")
@@ -197,7 +198,7 @@ def test_lead_sees_agreement_adjudicates_freezes_and_downloads_qrels_that_evalua
     assert result.exit_code == 0, result.output
     evaluated = json.loads(result.stdout)["results"][0]
     assert evaluated["provenance"]["qrels"]["sha256"] == content_hash
-    assert evaluated["provenance"]["qrels"]["queries"] == 2  # the overlap queries q01 and q02 were judged
+    assert evaluated["provenance"]["qrels"]["queries"] == len(graded)  # the queries graded so far, no others
     assert all(0 <= value <= 1 for value in evaluated["aggregate"].values())
     with Store.open(str(db)) as store:
         assert qrels.read_text() == store.export("web@1")[0]
@@ -228,7 +229,7 @@ def _route_once_applied(page, path: str, handler) -> None:
 
 
 def test_a_grade_made_while_another_is_saving_is_reported_unsaved(server, page):
-    # runs last: its grade would otherwise join the set the lead freezes above
+    # runs after the lead's test, as do the ones below: their grades would otherwise join the set it freezes
     from playwright.sync_api import expect
 
     base, db = server
@@ -247,3 +248,72 @@ def test_a_grade_made_while_another_is_saving_is_reported_unsaved(server, page):
     expect(page.locator("#save-state")).to_contain_text("the one made while it was saving was NOT")
     with Store.open(str(db)) as store:
         assert [e.grade for e in store.current(assessors=["alice"]) if e.qid == qid] == [2]
+
+
+def _bobs_unjudged_query(db) -> str:
+    """One of bob's own (not overlap) queries on which he has no label yet."""
+    with Store.open(str(db)) as store:
+        judged = {e.qid for e in store.current(assessors=["bob"])}
+        return min({a.qid for a in store.queue("bob", pending_only=False) if not a.overlap} - judged)
+
+
+def _bobs_events(db, qid: str) -> list[tuple[str, int | None]]:
+    with Store.open(str(db)) as store:
+        return [(e.kind, e.grade) for pair in store.queue("bob", pending_only=False) if pair.qid == qid
+                for e in store.history(pair.qid, pair.docid) if e.assessor == "bob"]
+
+
+def test_after_a_click_enter_and_space_grade_nothing(server, page):
+    from playwright.sync_api import expect
+
+    base, db = server
+    qid = _bobs_unjudged_query(db)
+    _log_in(page, base, "bob", f"/grade?qid={qid}")
+    expect(page.locator("#progress-text")).to_contain_text("0 of ")
+    page.click('button.grade[data-grade="2"]')
+    expect(page.locator("#save-state")).to_have_text("Saved.")
+    expect(page.locator("#progress-text")).to_contain_text("1 of ")
+    page.keyboard.press("Enter")
+    page.keyboard.press(" ")
+    page.wait_for_timeout(500)
+    assert _bobs_events(db, qid) == [("grade", 2)]
+    expect(page.locator("#progress-text")).to_contain_text("1 of ")
+    assert page.evaluate("document.activeElement.id") == "pair"  # not the button just clicked
+    assert page.errors == []
+
+
+def test_two_login_tabs_both_log_in(server, page):
+    base, _ = server
+    other = page.context.new_page()
+    page.goto(f"{base}/login")
+    other.goto(f"{base}/login")
+    for tab in (page, other):
+        tab.fill("#name", "alice")
+        tab.fill("#password", PASSWORDS["alice"])
+        tab.click("button[type=submit]")
+        tab.wait_for_url(f"{base}/assess")
+    assert page.errors == []
+
+
+def test_retry_after_a_new_login_in_another_tab_stores_the_grade_once(server, page):
+    from playwright.sync_api import expect
+
+    base, db = server
+    qid = _bobs_unjudged_query(db)
+    _log_in(page, base, "bob", f"/grade?qid={qid}")
+    expect(page.locator("#progress-text")).to_contain_text("0 of ")
+    other = page.context.new_page()
+    other.goto(f"{base}/assess")
+    other.click(".logout button[type=submit]")  # the session ends in the other tab
+    other.wait_for_url(f"{base}/login")
+    page.keyboard.press("1")
+    expect(page.locator("#save-state")).to_contain_text("your session has ended")
+    other.fill("#name", "bob")
+    other.fill("#password", PASSWORDS["bob"])
+    other.click("button[type=submit]")
+    other.wait_for_url(f"{base}/assess")
+    page.keyboard.press("r")  # this page's token is the old session's: it is renewed and the grade sent again
+    expect(page.locator("#save-state")).to_have_text("Saved.")
+    expect(page.locator("#progress-text")).to_contain_text("1 of ")
+    assert _bobs_events(db, qid) == [("grade", 1)]
+    assert [m for m in page.errors if "401" not in m and "403" not in m] == []

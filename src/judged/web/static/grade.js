@@ -5,6 +5,9 @@
 // an ended session) leaves it there and shows "NOT saved" with a Retry button (key R); a retry sends the
 // same id, so the server stores the event once however often it arrives. A reload brings a pending write
 // back and retries it. Documents are untrusted: they reach the page through textContent only, never as HTML.
+// After a grade, focus goes to the pair, never stays on a grade button: Enter or Space must not grade the next,
+// unread pair. A write refused because this page's CSRF token belongs to an earlier login (a new login in
+// another tab) fetches the current session's token and is sent again, if it is still the same user.
 "use strict";
 
 (() => {
@@ -13,7 +16,7 @@
     return;
   }
   const $ = (id) => document.getElementById(id);
-  const csrf = document.querySelector('meta[name="csrf-token"]').content;
+  let csrf = document.querySelector('meta[name="csrf-token"]').content;
   const qid = root.dataset.qid || null;
   const pendingKey = "judged.pending." + root.dataset.user;
   const gradeButtons = Array.from(document.querySelectorAll("button.grade"));
@@ -83,7 +86,25 @@
     return result.data && result.data.error ? result.data.error.message : `the server answered ${result.status}`;
   }
 
-  async function send() {
+  async function renewToken() {
+    // The session now in this browser, if it is this page's user: its CSRF token replaces the page's.
+    let result;
+    try {
+      result = await call("GET", "/api/session");
+    } catch (_) {
+      return "the connection failed";
+    }
+    if (result.status !== 200) {
+      return result.status === 401 ? "your session has ended; log in again in another tab" : message(result);
+    }
+    if (result.data.user !== root.dataset.user) {
+      return `this browser is now logged in as ${result.data.user}, not ${root.dataset.user}; log in as ${root.dataset.user} to save it`;
+    }
+    csrf = result.data.csrf_token;
+    return null;
+  }
+
+  async function send(renewed = false) {
     const write = pending;
     if (!write || sending) {
       return;
@@ -114,9 +135,14 @@
       const why = result.status === 401 ? "your session has ended; log in again in another tab" : message(result);
       setState("unsaved", `NOT saved: ${why}. The grade is kept here: press Retry (R).`);
     } else if (result.status === 403 && errorCode(result) === "csrf_failed") {
-      // This page's token belongs to an earlier session (a new login elsewhere replaced it): the reloaded
-      // page has the new token and sends the kept grade again, with the same event id.
-      setState("unsaved", "NOT saved: this page belongs to an earlier login. The grade is kept: reload the page to send it.");
+      // This page's token belongs to an earlier session (a new login elsewhere replaced it): with the new
+      // session's token the kept grade is sent again, with the same event id.
+      const why = renewed ? "this page's login could not be renewed" : await renewToken();
+      if (why === null) {
+        send(true);
+      } else {
+        setState("unsaved", `NOT saved: ${why}. The grade is kept here: press Retry (R).`);
+      }
     } else {
       keepPending(null);
       setState("rejected", `NOT saved: ${message(result)}.`);
@@ -247,7 +273,13 @@
     return { position: entry.position, qid: entry.qid, docid: entry.docid };
   }
 
+  function leaveControls() {
+    // focus on the pair, not on the button just used: Enter and Space then press nothing
+    $("pair").focus({ preventScroll: true });
+  }
+
   function grade(value) {
+    leaveControls();
     if (index < 0 || !levels.has(value)) {
       return;
     }
@@ -263,10 +295,12 @@
       return;
     }
     const note = $("note").value.trim();
+    leaveControls();
     write("cannot_judge", "/api/judgments", { cannot_judge: reason, note: note || null }, target());
   }
 
   function undo() {
+    leaveControls();
     const last = undoable.pop();
     if (!last) {
       setState("idle", "Nothing to undo: no grade was given on this page yet.");
@@ -294,7 +328,7 @@
     const actions = {
       n: () => show(index + 1), arrowright: () => show(index + 1),
       p: () => show(index - 1), arrowleft: () => show(index - 1),
-      u: undo, c: openCannotJudge, r: send,
+      u: undo, c: openCannotJudge, r: () => send(),
     };
     if (/^[0-9]$/.test(key) && levels.has(Number(key))) {
       grade(Number(key));
@@ -338,7 +372,7 @@
   $("prev").addEventListener("click", () => show(index - 1));
   $("next").addEventListener("click", () => show(index + 1));
   $("undo").addEventListener("click", undo);
-  $("retry").addEventListener("click", send);
+  $("retry").addEventListener("click", () => send());
   document.addEventListener("keydown", onKey);
   window.addEventListener("beforeunload", (event) => {
     if (pending) {
