@@ -60,7 +60,8 @@ def test_users_passwd_changes_the_password(tmp_path):
 def test_serve_help_documents_its_options():
     result = _run("serve", "--help")
     assert result.exit_code == 0
-    for option in ("--db", "--host", "--port", "--workers", "--secure-cookies", "--log-level"):
+    for option in ("--db", "--host", "--port", "--workers", "--secure-cookies", "--max-body-bytes", "--trusted-proxy",
+                   "--log-level"):
         assert option in result.output
     assert "judged serve --db judged.db --port 8000" in result.output
 
