@@ -7,14 +7,12 @@ assignments counted before). ``impact`` is the expected shrink, with g drawn
 from ``probabilities`` (by default the grades' frequency among the judged
 documents, plus one):
 
-    impact(u) = sum over open pairs, sum over g of p_g [w_lo (lo'(g) - lo) + w_hi (hi - hi'(g))],
+    impact(u) = sum over open pairs, sum over g of p_g [(lo'(g) - lo) + (hi - hi'(g))].
 
-where the side that must move for the pair to settle (the lower end when the
-pair's mean range is centred at or above 0, else the upper) weighs 1 and the
-other ``OTHER_SIDE``. It is positive exactly when some outcome of judging u
-moves some open bound, so a document with impact 0 cannot change any open
-comparison whatever its grade (what the bound-driven strategy never proposes,
-and what the stopping rule counts as "cannot matter").
+It is positive exactly when some outcome of judging u moves some open bound,
+so a document with impact 0 cannot change any open comparison whatever its
+grade (what the bound-driven strategy never proposes, and what the stopping
+rule counts as "cannot matter").
 """
 
 from __future__ import annotations
@@ -27,21 +25,18 @@ import numpy as np
 from judged.analysis.joint import JointPool
 from judged.analysis.settle_search import ratio_range
 
-#: Weight of the end of a pair's range that need not move for the pair to settle.
-OTHER_SIDE = 0.1
 #: A bound moves when it moves by more than this (rounding of the exact ranges is about 1e-16).
 MOVE = 1e-12
 
 
 @dataclass(frozen=True)
 class OpenPair:
-    """One open comparison: the runs' indices, each query's current range, and which end must move."""
+    """One open comparison: the runs' indices and each query's current range of their difference."""
 
     a: int
     b: int
     low: np.ndarray  #: per query
     high: np.ndarray
-    raise_low: bool  #: the pair settles when its lower end rises above 0 (else when the upper falls below)
 
 
 def grade_probabilities(pool: JointPool, judged_grades: Sequence[int]) -> np.ndarray:
@@ -55,7 +50,7 @@ def grade_probabilities(pool: JointPool, judged_grades: Sequence[int]) -> np.nda
 
 
 def grade_effects(pool: JointPool, pairs: Sequence[OpenPair], query: int) -> np.ndarray:
-    """(documents x grades): the weighted moves of the open bounds when each document of ``query`` takes each grade.
+    """(documents x grades): the moves of the open bounds when each document of ``query`` takes each grade.
 
     ``grade_effects(...) @ probabilities`` is :func:`impact`; kept apart so that
     a caller can cache it while the grades' chances change.
@@ -72,8 +67,7 @@ def grade_effects(pool: JointPool, pairs: Sequence[OpenPair], query: int) -> np.
         fall = np.maximum(pair.high[query] - hi, 0.0)
         rise[rise <= MOVE] = 0.0
         fall[fall <= MOVE] = 0.0
-        w_lo, w_hi = (1.0, OTHER_SIDE) if pair.raise_low else (OTHER_SIDE, 1.0)
-        effects[doc, grade] += w_lo * rise + w_hi * fall
+        effects[doc, grade] += rise + fall
     return effects
 
 

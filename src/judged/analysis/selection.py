@@ -223,7 +223,7 @@ class BoundDriven:
             return []
         size = self.batch if n is None else n
         probabilities = grade_probabilities(s.data, list(judged.values()))
-        signature = tuple((p.a, p.b, p.raise_low) for p in pairs)
+        signature = tuple((p.a, p.b) for p in pairs)
         best: tuple[float, list[tuple[str, str]]] | None = None
         for q, qid in enumerate(s.data.qids):
             docs = s.data.pool[q]

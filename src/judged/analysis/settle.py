@@ -156,8 +156,7 @@ class Settlement:
     def open_pairs(self) -> list[OpenPair]:
         """The open pairs as :class:`~judged.analysis.impact.OpenPair` (for :mod:`~judged.analysis.selection`)."""
         index = {run.run: i for i, run in enumerate(self.runs)}
-        return [OpenPair(index[p.a], index[p.b], p.low, p.high, (p.minimum + p.maximum) / 2 >= 0)
-                for p in self.pairs if not p.settled]
+        return [OpenPair(index[p.a], index[p.b], p.low, p.high) for p in self.pairs if not p.settled]
 
 
 def settle(
