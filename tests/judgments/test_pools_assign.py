@@ -131,7 +131,7 @@ def pooled(sqlite_store, runs):
 
 def test_overlap_queries_go_to_every_assessor_and_the_rest_to_one(pooled, examples):
     report = pooled.assign(["ana", "ben", "cy"], overlap_queries=3, seed=7)
-    assert report.overlap_queries == ("q01", "q02", "q03")
+    assert report.overlap_queries == ("q05", "q06", "q12")  # seed 7's sample, not the first three
     queues = {a: pooled.queue(a) for a in ("ana", "ben", "cy")}
     owners = defaultdict(set)
     for assessor, queue in queues.items():
@@ -145,6 +145,23 @@ def test_overlap_queries_go_to_every_assessor_and_the_rest_to_one(pooled, exampl
     assert sum(s.pairs for s in report.shares.values()) == 3 * overlap_pairs + len(owners) - overlap_pairs
     loads = [s.pairs for s in report.shares.values()]
     assert max(loads) - min(loads) <= 23  # greedy by load: apart by at most one query's pool
+
+
+def test_the_overlap_is_a_seeded_random_sample_recorded_with_the_assignments(tmp_path, runs):
+    from judged.judgments import Store
+
+    samples = set()
+    for seed in range(20):
+        with Store.open(str(tmp_path / f"s{seed}.db")) as other:
+            other.build_pool(runs, depth=10, ties="input")
+            report = other.assign(["ana", "ben"], overlap_queries=3, seed=seed)
+            with other.engine.connect() as connection:
+                stored = connection.execute(sa.select(assignments.c.qid, assignments.c.seed).where(
+                    assignments.c.overlap)).all()
+        assert {q for q, _ in stored} == set(report.overlap_queries) and {s for _, s in stored} == {seed}
+        samples.add(report.overlap_queries)
+    firsts = sum(1 for sample in samples if sample == ("q01", "q02", "q03"))
+    assert len(samples) >= 15 and firsts <= 1  # 455 possible samples: 20 seeds rarely repeat one
 
 
 def test_the_overlap_can_be_a_fraction_of_the_queries(pooled):

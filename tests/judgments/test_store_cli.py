@@ -85,7 +85,7 @@ def test_assign_and_queue(judged, examples):
     judged("pool", examples / "runs" / "bm25.run", "--depth", "2")
     judged("import", "queries", examples / "queries.tsv")
     out = judged("assign", "-a", "ana", "-a", "ben", "--overlap-queries", "2", "--seed", "1").output
-    assert out.startswith("pool default: 2 overlap queries (q01, q02), seed 1")
+    assert out.startswith("pool default: 2 overlap queries (q01, q05), seed 1")  # seed 1's sample of two
     queue = judged("judge", "queue", "-a", "ana").output.splitlines()
     assert queue[0].split() == ["#", "qid", "docid", "query", "title"]
     # a header, the two overlap queries, and seven of the other thirteen queries (two pairs each)

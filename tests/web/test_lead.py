@@ -16,6 +16,7 @@ from web_helpers import CHEAP, EVIL_DOCID, EXAMPLES, login
 from judged.cli import main
 from judged.io import read_run
 from judged.judgments.accounts import Accounts
+from judged.judgments.worklist import Worklist
 from judged.web import WebSettings, create_app
 
 #: Grades alice and bob give the six overlap pairs (q01 and q02, by qid and docid): one differs by 1, one by 2.
@@ -62,6 +63,20 @@ def test_an_assessor_gets_403_on_every_lead_route(alice, method, url):
     assert page.status_code == 403 and "only a lead can do this" in page.text
 
 
+def test_a_second_effort_sharing_pairs_with_the_first_can_be_started(lena, store):
+    first = {(a.qid, a.docid) for a in store.queue("alice", pending_only=False)}
+    store.build_pool([read_run(EXAMPLES / "runs" / "bm25.run", name="bm25")], depth=1, pool="again")
+    shared = {(q, d) for q, d, _ in store.pool("again").rows()} & first
+    assert shared  # the new pool repeats pairs alice already holds
+    response = lena.post_form("/lead/efforts", {"pool": "again", "assessors": ["alice", "bob"],
+                                                "overlap_queries": "2", "seed": "1"})
+    assert response.status_code == 303, response.text
+    again = Worklist(store).assignments("again")
+    assert {(a.qid, a.docid) for a in again} == {(q, d) for q, d, _ in store.pool("again").rows()}  # shared too
+    queue = store.queue("alice", pending_only=False)  # a pair held twice is shown once
+    assert len(queue) == len({(p.qid, p.docid) for p in queue})
+
+
 def test_creating_an_effort_assigns_the_pool(lena, store):
     store.build_pool([read_run(EXAMPLES / "runs" / "naive.run", name="naive")], depth=1, pool="naive")
     accounts = Accounts(store, hasher=CHEAP)
@@ -73,7 +88,7 @@ def test_creating_an_effort_assigns_the_pool(lena, store):
     carol, dave = (store.queue(name, pending_only=False) for name in ("carol", "dave"))
     assert store.pool("naive").height == 15  # one pair a query
     assert len(carol) + len(dave) == 16  # the overlap query's pair goes to both
-    assert [(a.qid, a.overlap) for a in carol if a.overlap] == [("q01", True)]
+    assert [(a.qid, a.overlap) for a in carol if a.overlap] == [("q07", True)]  # seed 7's sample of one query
     page = lena.client.get("/lead/efforts/naive")
     assert page.status_code == 200 and "Effort: pool naive" in page.text
 

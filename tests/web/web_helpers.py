@@ -50,7 +50,7 @@ def build_store(db: str, *, depth: int = 2, overlap_queries: int = 2) -> None:
         accounts.add_user("alice", "assessor", PASSWORDS["alice"])
         accounts.add_user("bob", "assessor", PASSWORDS["bob"])
         accounts.add_user("lena", "lead", PASSWORDS["lena"])
-        store.assign(["alice", "bob"], overlap_queries=overlap_queries, seed=0)
+        store.assign(["alice", "bob"], overlap_queries=overlap_queries, seed=29)  # seed 29 samples q01 and q02
 
 
 def csrf_of(html: str) -> str:

@@ -10,9 +10,10 @@ from judged.cli.store_common import db_option, open_store, table
 @click.command("assign")
 @click.option("--assessor", "-a", "assessors", multiple=True, required=True, help="An assessor; repeat for each.")
 @click.option("--overlap-queries", type=click.IntRange(min=0),
-              help="The first N queries (qid order) go to every assessor. Default: 30.")
+              help="N queries, sampled at random with --seed, go to every assessor. Default: 30.")
 @click.option("--overlap-fraction", type=click.FloatRange(0, 1), help="Or: this fraction of the queries (rounded up).")
-@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the presentation order.")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="Seed of the overlap sample and the presentation order.")
 @click.option("--pool", default="default", show_default=True, help="Name of the pool.")
 @db_option
 def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, db):

@@ -3,9 +3,14 @@
 Each query goes whole to one assessor (one person per query keeps the
 grades within a query consistent), except the overlap queries, which every
 assessor judges so that agreement can be measured on them. The overlap set
-is the first ``overlap_queries`` queries of the pool in qid order (30 by
-default), or a fraction of them. Other queries go, in qid order, to the
-assessor with the fewest pairs so far.
+is a random sample of ``overlap_queries`` of the pool's queries (30 by
+default), or of a fraction of them, drawn with ``seed`` (recorded with every
+assignment, as is whether each pair is in the overlap set), so the overlap is
+neither the first queries by id nor anyone's choice. Other queries go, in qid
+order, to the assessor with the fewest pairs so far.
+
+An assessor may hold the same pair in several efforts (pools); their label of
+it is one, so a pair they labelled in one effort counts as done in another.
 
 An assessor sees pairs in a randomised order (queries shuffled, and the
 documents of each query shuffled), seeded so that the same store, pool and
@@ -77,7 +82,7 @@ def assign(
         raise UsageError(f"pool {pool!r} is empty or does not exist; build it with `judged pool RUN... --depth K`.")
     ensure_assessors(connection, assessors)
     queries = sorted({qid for qid, _ in pooled})
-    overlap = set(queries[: _overlap_size(len(queries), overlap_queries, overlap_fraction)])
+    overlap = overlap_sample(queries, _overlap_size(len(queries), overlap_queries, overlap_fraction), seed)
     if overlap and len(assessors) < 2:
         raise UsageError("an overlap set needs two or more assessors; give another --assessor or --overlap-queries 0.")
 
@@ -107,6 +112,20 @@ def assign(
             load[assessor] += len(docids)
     shares = {name: _store(connection, pool, name, given[name], owners, seed) for name in sorted(given)}
     return AssignmentReport(pool, seed, shares, tuple(q for q in queries if len(owners[q]) > 1))
+
+
+def overlap_sample(queries: Sequence[str], size: int, seed: int) -> set[str]:
+    """A seeded random sample of ``size`` of the (sorted) ``queries``: the same seed and queries, the same sample.
+
+    >>> sorted(overlap_sample(["q1", "q2", "q3", "q4", "q5"], 2, seed=0)) == sorted(
+    ...     overlap_sample(["q5", "q4", "q3", "q2", "q1"], 2, seed=0))
+    True
+    >>> overlap_sample(["q1", "q2"], 5, seed=0) == {"q1", "q2"}
+    True
+    """
+    ordered = sorted(queries)
+    rng = np.random.default_rng([seed, zlib.crc32(b"overlap")])
+    return {ordered[i] for i in rng.choice(len(ordered), size=min(size, len(ordered)), replace=False)}
 
 
 def _overlap_size(queries: int, count: int | None, fraction: float | None) -> int:
@@ -152,4 +171,9 @@ def queue(connection: sa.Connection, assessor: str, pending_only: bool = True) -
         .order_by(t.assignments.c.position)
     )
     done = {(e.qid, e.docid) for e in current_events(connection, [assessor])} if pending_only else set()
-    return [AssignedPair(*row) for row in rows if (row.qid, row.docid) not in done]
+    shown = []
+    for row in rows:  # a pair held in two efforts is shown once, at its first position
+        if (row.qid, row.docid) not in done:
+            shown.append(AssignedPair(*row))
+            done.add((row.qid, row.docid))
+    return shown

@@ -117,7 +117,7 @@ assignments = sa.Table(
     sa.Column("overlap", sa.Boolean, nullable=False),
     sa.Column("seed", sa.Integer, nullable=False),
     _created(),
-    sa.UniqueConstraint("assessor", "qid", "docid", name="uq_assignments_pair"),
+    sa.UniqueConstraint("pool", "assessor", "qid", "docid", name="uq_assignments_pair"),
     sa.UniqueConstraint("assessor", "position", name="uq_assignments_position"),
 )
 

@@ -7,6 +7,7 @@ dataclasses, polars frames, :class:`~judged.Qrels`), never database objects.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,14 +16,23 @@ from typing import Self
 import polars as pl
 import sqlalchemy as sa
 
-from judged.errors import JudgedError, UsageError
+from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
 from judged.judgments import catalog, log, migrate, pools
 from judged.judgments import freeze as sets
 from judged.judgments import schema as t
-from judged.judgments.engine import create_engine, display_url, reading, resolve_url, writing
+from judged.judgments.engine import (
+    check_integrity,
+    create_engine,
+    display_url,
+    immutable_url,
+    reading,
+    resolve_url,
+    writing,
+)
+from judged.judgments.failures import explain
 from judged.judgments.model import (
     Adjudication,
     AssignedPair,
@@ -37,6 +47,11 @@ from judged.judgments.model import (
 from judged.judgments.qrels_import import qrels_entries
 from judged.judgments.verify import Verification, verify
 from judged.rubric import Rubric
+
+
+def _writable(path: Path) -> bool:
+    """Whether SQLite can write ``path``: the file, and its folder (for the WAL and shared-memory files)."""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 class Store:
@@ -60,23 +75,36 @@ class Store:
     def open(cls, db: str | None = None, *, upgrade: bool = True, must_exist: bool = False) -> Store:
         """Open (and by default migrate) the store at ``db``: a URL, an SQLite path, ``$JUDGED_DB`` or ``judged.db``.
 
-        A missing SQLite file is created, unless ``must_exist`` (for commands that only read).
+        A missing SQLite file is created, unless ``must_exist`` (for commands that only read). A store
+        about to be written is integrity-checked first (SQLite ``quick_check``): a damaged file is
+        refused rather than written to. An SQLite file that cannot be written (an archived, read-only
+        copy) is opened for reading in SQLite's immutable mode when ``must_exist``.
         """
         engine = create_engine(resolve_url(db))
         path = engine.url.database if engine.dialect.name == "sqlite" else None
-        if must_exist and path and path != ":memory:" and not Path(path).is_file():
+        on_disk = bool(path) and path != ":memory:" and not engine.url.query.get("uri")
+        if must_exist and on_disk and not Path(str(path)).is_file():
             engine.dispose()
             raise UsageError(f"no judgment store at {path}; name one with --db or $JUDGED_DB, or create it "
                              "with `judged db upgrade`.")
+        read_only = must_exist and on_disk and not _writable(Path(str(path)))
+        if read_only:
+            engine.dispose()
+            engine = create_engine(immutable_url(Path(str(path))))
         store = cls(engine)
         try:
-            if upgrade:
-                migrate.upgrade(store.engine)
+            if read_only or not upgrade:
+                status = migrate.status(store.engine)
+                if read_only and status.pending:
+                    raise UsageError(f"the read-only store {path} is at schema revision {status.current}; "
+                                     f"upgrade a writable copy with `judged db upgrade` to read it.")
             else:
-                migrate.status(store.engine)
-        except sa.exc.OperationalError as err:
+                if on_disk and not must_exist:
+                    check_integrity(store.engine)
+                migrate.upgrade(store.engine)
+        except sa.exc.DBAPIError as err:
             store.close()
-            raise UsageError(f"cannot open the judgment store {store.url}: {err.orig}") from None
+            raise explain(err, store.url) from None
         except BaseException:
             store.close()
             raise
@@ -102,10 +130,16 @@ class Store:
         try:
             with writing(self.engine, snapshot) as connection:
                 yield connection
-        except sa.exc.IntegrityError as err:
-            raise JudgedError(
-                f"a concurrent change conflicted with this one, which was not stored; run it again ({err.orig})"
-            ) from None
+        except sa.exc.DBAPIError as err:
+            raise explain(err, self.url) from None
+
+    @contextmanager
+    def _read(self) -> Iterator[sa.Connection]:
+        try:
+            with reading(self.engine) as connection:
+                yield connection
+        except sa.exc.DBAPIError as err:
+            raise explain(err, self.url) from None
 
     def schema_status(self) -> migrate.SchemaStatus:
         """The store's schema revision and any pending migrations."""
@@ -117,7 +151,7 @@ class Store:
 
     def verify(self) -> Verification:
         """Check the hash chains of the log and adjudications and every frozen set (``judged db verify``)."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return verify(connection)
 
     def grant_app_role(self, role: str) -> None:
@@ -126,7 +160,7 @@ class Store:
 
     def counts(self) -> dict[str, int]:
         """Rows per table, for ``judged db status``."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return {
                 name: connection.execute(sa.select(sa.func.count()).select_from(table)).scalar_one()
                 for name, table in sorted(t.metadata.tables.items())
@@ -146,17 +180,17 @@ class Store:
 
     def queries(self) -> list[Query]:
         """Every stored query, by qid."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return catalog.queries(connection)
 
     def query(self, qid: str) -> Query | None:
         """One stored query, or ``None``."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return catalog.query(connection, qid)
 
     def document(self, docid: str) -> Document | None:
         """One stored document, or ``None``."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return catalog.document(connection, docid)
 
     def add_rubric(self, rubric: Rubric) -> bool:
@@ -177,12 +211,12 @@ class Store:
         >>> store.rubric("docs").grades
         (0, 1, 2)
         """
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return catalog.rubric_by_spec(connection, spec)
 
     def assessors(self) -> list[str]:
         """Every assessor and adjudicator that has written to the store."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return catalog.assessors(connection)
 
     # -- the judgment log ---------------------------------------------------------------------
@@ -224,17 +258,17 @@ class Store:
 
     def history(self, qid: str, docid: str) -> list[Judgment]:
         """Every event of a pair, in log order."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return log.history(connection, qid, docid)
 
     def current(self, *, assessors: Iterable[str] | None = None) -> list[Judgment]:
         """The current label event of every (pair, assessor): grades and cannot-judge."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return list(log.current_events(connection, assessors))
 
     def current_labels(self, *, assessors: Iterable[str] | None = None) -> pl.DataFrame:
         """Current grades as ``qid, docid, assessor, grade`` (one row per pair per assessor), for agreement."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return log.current_labels(connection, assessors)
 
     def import_qrels(self, source: str | Path | Qrels, *, assessor: str, rubric: str | None = None) -> Recorded:
@@ -284,7 +318,7 @@ class Store:
 
     def pool(self, pool: str = "default") -> pl.DataFrame:
         """Pooled pairs and the runs whose top k holds each: ``qid, docid, runs`` (a list, in run order)."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             found = pools.membership(connection, pool)
         return pl.DataFrame(
             {"qid": [q for q, _ in found], "docid": [d for _, d in found], "runs": list(found.values())},
@@ -293,7 +327,7 @@ class Store:
 
     def pool_report(self, pool: str = "default") -> pools.PoolReport:
         """A pool's size per query and each run's contribution."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return pools.report(connection, pool)
 
     def assign(
@@ -308,9 +342,9 @@ class Store:
         >>> _ = store.build_pool([run], depth=2)
         >>> report = store.assign(["ana", "ben"], overlap_queries=1)
         >>> report.overlap_queries, {name: share.pairs for name, share in report.shares.items()}
-        (('q1',), {'ana': 4, 'ben': 4})
+        (('q3',), {'ana': 4, 'ben': 4})
         >>> sorted({pair.qid for pair in store.queue("ben")})
-        ['q1', 'q3']
+        ['q2', 'q3']
         """
         with self._write() as connection:
             return assignment.assign(connection, pool, assessors, overlap_queries=overlap_queries,
@@ -318,7 +352,7 @@ class Store:
 
     def queue(self, assessor: str, *, pending_only: bool = True) -> list[AssignedPair]:
         """An assessor's pairs in presentation order (no run names, ranks or scores)."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return assignment.queue(connection, assessor, pending_only)
 
     # -- adjudication and frozen sets ---------------------------------------------------------
@@ -335,7 +369,7 @@ class Store:
         >>> store.disagreements()
         []
         """
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return adjudication.disagreements(connection, min_diff, pending_only)
 
     def adjudicate(
@@ -370,12 +404,12 @@ class Store:
 
     def judgment_set(self, spec: str) -> JudgmentSet:
         """The frozen set ``NAME@VERSION`` (``NAME``: its newest version)."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return sets.load(connection, spec)
 
     def judgment_sets(self) -> list[JudgmentSet]:
         """Every frozen set, by name and version."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             specs = connection.execute(
                 sa.select(t.judgment_sets.c.name, t.judgment_sets.c.version).order_by(
                     t.judgment_sets.c.name, t.judgment_sets.c.version
@@ -393,12 +427,12 @@ class Store:
         >>> qrels.source.path, qrels.source.sha256 == frozen.content_hash
         ('sqlite://#nist@1', True)
         """
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             return sets.qrels(connection, sets.load(connection, spec), self.url)
 
     def export(self, spec: str) -> tuple[str, str]:
         """A frozen set as canonical qrels text and its JSON sidecar (pool membership, unjudged pairs)."""
-        with reading(self.engine) as connection:
+        with self._read() as connection:
             judgment_set = sets.load(connection, spec)
             rows = sets.pairs(connection, judgment_set)
         return sets.qrels_text(rows), sets.sidecar(judgment_set, rows)
