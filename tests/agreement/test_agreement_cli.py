@@ -47,7 +47,10 @@ def test_json_matches_the_golden_file():
     result = run_cli(*ASSESSORS, "--rubric", "examples/rubric.toml", "--resamples", "0", "-f", "json")
     assert result.exit_code == 3
     expected = json.loads((GOLDEN / "agreement_examples.json").read_text())
-    _same(json.loads(result.stdout), expected)
+    got = json.loads(result.stdout)
+    provenance = got.pop("provenance")  # the record every JSON output carries (tests/test_provenance.py)
+    assert [i["path"] for i in provenance["inputs"]] == ["examples/qrels.txt", "examples/qrels.assessor2.txt"]
+    _same(got, expected)
 
 
 def _same(got, expected, where="$"):
@@ -69,6 +72,7 @@ def _same(got, expected, where="$"):
 def test_json_intervals_are_seeded():
     first = json.loads(run_cli(*ASSESSORS, "--resamples", "300", "--seed", "5", "-f", "json").stdout)
     again = json.loads(run_cli(*ASSESSORS, "--resamples", "300", "--seed", "5", "-f", "json").stdout)
+    first.pop("provenance"), again.pop("provenance")  # which records the time
     kappa = first["pairs"][0]["kappas"][1]
     assert kappa["weights"] == "linear" and kappa["resamples"] == 300
     assert kappa["low"] < kappa["value"] < kappa["high"]

@@ -64,6 +64,7 @@ def test_store_agreement_equals_the_files_and_fails_the_gate_alike(examples_db, 
     from_store = json.loads(_cli("agreement", "--db", examples_db, "-f", "json", code=3).stdout)
     assert from_store.pop("domain") == f"rubric tidewater-docs v1, stored in sqlite:///{examples_db}"
     assert from_files.pop("domain").startswith("rubric tidewater-docs v1, ")
+    assert from_store.pop("provenance")["inputs"] != from_files.pop("provenance")["inputs"]  # a store, two files
     assert from_store == from_files
     pair = from_store["pairs"][0]
     assert pair["pairs"] == 91 and round(_linear(pair), 3) == 0.729
@@ -170,6 +171,7 @@ def test_store_assessors_equal_the_files(examples_db, examples):
     files = ["-a", f"a1={examples / 'qrels.txt'}", "-a", f"a2={examples / 'qrels.assessor2.txt'}"]
     from_files = json.loads(_cli("assessors", *runs, *files, *measures).stdout)
     from_store = json.loads(_cli("assessors", *runs, "--db", examples_db, *measures).stdout)
+    assert from_store.pop("provenance")["measures"] == from_files.pop("provenance")["measures"]  # inputs differ
     assert from_store == from_files and from_store["left_out"] == {"a1": 9, "a2": 0}
 
 

@@ -8,7 +8,8 @@ import click
 
 from judged.agreement import WEIGHTS, agreement, gate, labels_from_qrels
 from judged.agreement.labels import graded_labels
-from judged.cli.output import write_output
+from judged.cli.output import with_provenance, write_output
+from judged.cli.progress import progress
 from judged.cli.store_common import db_option, open_store
 from judged.errors import UsageError
 from judged.io import read_qrels
@@ -97,10 +98,12 @@ def agreement_command(assessors, db, rubric_path, min_pairs, min_kappa, weights,
         labels, grades, note = _store_labels(db, assessors, rubric_path)
     else:
         labels, grades, note = _file_labels(paths, rubric_path)
-    result = agreement(labels, grades=grades, resamples=resamples, seed=seed, confidence=confidence)
+    with progress(f"agreement with {resamples} bootstrap resamples"):
+        result = agreement(labels, grades=grades, resamples=resamples, seed=seed, confidence=confidence)
     verdict = gate(result, min_pairs=min_pairs, min_kappa=min_kappa, weights=weights)
     render = render_agreement_json if fmt == "json" else render_agreement
-    write_output(render(result, verdict, note), output)
+    inputs = list(paths.values()) if paths is not None else [{"name": "judgment store", "path": db, "format": "store"}]
+    write_output(with_provenance(render(result, verdict, note), fmt, inputs=inputs), output)
     if not verdict.passed:
         sys.exit(GATE_FAILED)
 

@@ -6,7 +6,8 @@ import click
 
 from judged.agreement.assessors import assessor_sensitivity
 from judged.cli.agreement_command import assessor_files, open_judgments
-from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.progress import progress
 from judged.cli.store_common import db_option
 from judged.engine.config import Config
 from judged.errors import UsageError
@@ -57,9 +58,13 @@ def assessors_command(runs, assessors, db, final, resolve, final_name, measures,
         raise UsageError("--resolve settles the store's adjudicated labels; with qrels files, pass --final QRELS.")
     else:
         judgments, final_qrels, default_name = paths, final, "final"
-    result = assessor_sensitivity(runs, judgments, parsed, final=final_qrels, final_name=final_name or default_name,
-                                  missing=team.with_missing(missing))
-    write_output(render_assessors_json(result) if fmt == "json" else render_assessors(result, per_query), output)
+    with progress(f"evaluating {len(runs)} runs under {len(judgments)} assessors' grades"):
+        result = assessor_sensitivity(runs, judgments, parsed, final=final_qrels,
+                                      final_name=final_name or default_name, missing=team.with_missing(missing))
+    text = render_assessors_json(result) if fmt == "json" else render_assessors(result, per_query)
+    inputs = [*runs, *(judgments.values() if isinstance(judgments, dict) else judgments),
+              *([final_qrels] if final_qrels is not None else [])]
+    write_output(with_provenance(text, fmt, inputs=inputs, measures=parsed, config=team.record()), output)
 
 
 def _from_store(db, names: tuple[str, ...], final: str | None, resolve: str | None):

@@ -5,9 +5,11 @@ from __future__ import annotations
 import click
 
 from judged.analysis.bounds import unjudged_bounds
-from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
+from judged.io import read_run
 from judged.render.bounds import render_bounds, render_bounds_json
 
 
@@ -33,8 +35,14 @@ def bounds_command(runs, qrels_path, judgments, db, measure, scope, missing, per
       judged bounds examples/runs/naive.run --qrels examples/qrels.txt -m nDCG@10 --per-query
     """
     team = Config.load(config)
-    qrels = read_judgments(qrels_path, None, judgments, db)
-    results = [unjudged_bounds(run, qrels, team.measure(measure), missing=team.with_missing(missing), scope=scope)
-               for run in runs]
+    parsed = team.measure(measure)
+    with progress("reading judgments") as step:
+        qrels = read_judgments(qrels_path, None, judgments, db)
+        read, results = [], []
+        for i, path in enumerate(runs, start=1):
+            step(f"bounding run {i}/{len(runs)}: {path}")
+            read.append(read_run(path))
+            results.append(unjudged_bounds(read[-1], qrels, parsed, missing=team.with_missing(missing), scope=scope))
     text = render_bounds_json(results) if fmt == "json" else render_bounds(results, per_query)
+    text = with_provenance(text, fmt, inputs=[*read, qrels], measures=[parsed], config=team.record())
     write_output(with_judgment_set(text, qrels, fmt), output)

@@ -7,7 +7,7 @@ import sys
 import click
 
 from judged.cli.eval_command import distinct_names
-from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.output import config_option, convention_option, with_provenance, write_output
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
@@ -74,4 +74,5 @@ def compare_command(runs, qrels_path, judgments, db, measures, baseline, permuta
                              resamples=resamples, seed=seed, alpha=alpha,
                              correction="tukey" if tukey else correction or "holm", family=family,
                              risk_alpha=risk_alpha, plan_delta=plan_delta, progress=step)
-    write_output(with_judgment_set(_RENDERERS[fmt](comparison), qrels, fmt), output)
+    text = with_provenance(_RENDERERS[fmt](comparison), fmt, results=results, inputs=[qrels], config=team.record())
+    write_output(with_judgment_set(text, qrels, fmt), output)

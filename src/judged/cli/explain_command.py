@@ -5,8 +5,9 @@ from __future__ import annotations
 import click
 
 from judged.analysis.explain import explain
-from judged.cli.output import convention_option, write_output
+from judged.cli.output import convention_option, with_provenance, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
+from judged.io import read_run
 from judged.render.explain import render_explanation, render_explanation_json
 
 
@@ -30,6 +31,8 @@ def explain_command(run, qrels_path, judgments, db, qid, measure, other, depth, 
           -m 'nDCG(gain=exp)@10' --vs examples/runs/dense.run
     """
     qrels = read_judgments(qrels_path, None, judgments, db)
-    explanations = [explain(path, qrels, qid, measure, depth=depth) for path in (run, other) if path]
+    read = [read_run(path) for path in (run, other) if path]
+    explanations = [explain(r, qrels, qid, measure, depth=depth) for r in read]
     text = render_explanation_json(explanations) if fmt == "json" else render_explanation(explanations)
+    text = with_provenance(text, fmt, inputs=[*read, qrels], measures=[explanations[0].measure])
     write_output(with_judgment_set(text, qrels, fmt), output)

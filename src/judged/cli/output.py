@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections.abc import Iterable
+import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import click
 
+from judged.engine.provenance import output_record
 from judged.errors import UsageError
 from judged.io.output import write_atomic
 from judged.measures.conventions import convention
@@ -65,3 +69,33 @@ def check_output(output: str | None, inputs: Iterable[str | None]) -> None:
     for source in inputs:
         if source is not None and Path(source).exists() and os.path.samefile(output, source):
             raise UsageError(f"-o {output} is one of the inputs ({source}); write the output somewhere else.")
+
+
+def with_provenance(text: str, fmt: str, *, results: Sequence = (), inputs: Sequence = (), measures: Sequence = (),
+                    config: dict | None = None) -> str:
+    """JSON ``text`` with a ``provenance`` key: :func:`judged.engine.provenance.output_record` for this command.
+
+    ``inputs`` take ``Run``/``Qrels`` objects, or file paths (recorded with
+    their sha256). Other formats are returned unchanged.
+
+    >>> print(with_provenance("run\\n", "table"), end="")
+    run
+    >>> sorted(json.loads(with_provenance('{"x": 1}', "json"))["provenance"])[:4]
+    ['command', 'config', 'created', 'inputs']
+    """
+    if fmt != "json":
+        return text
+    document = json.loads(text)
+    records = [file_record(item) if isinstance(item, (str, Path)) else item for item in inputs]
+    document["provenance"] = output_record(results=results, inputs=records, measures=measures, command=sys.argv,
+                                           config=config)
+    return json.dumps(document, indent=2) + "\n"
+
+
+def file_record(path: str | Path) -> dict:
+    """An input read by path: its path and sha256 (the form of an evaluation's input record)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"name": Path(path).name, "path": str(path), "format": "file", "sha256": digest.hexdigest()}

@@ -7,6 +7,7 @@ import sys
 import click
 
 from judged.cli.output import config_option, convention_option
+from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments
 from judged.engine.config import Config
 from judged.errors import UsageError
@@ -46,7 +47,9 @@ def report_command(runs, qrels_path, judgments, db, measures, baseline, output, 
     """
     if tukey and correction:
         raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
-    qrels = read_judgments(qrels_path, None, judgments, db)
-    report(runs, qrels, measures or None, baseline=baseline, path=output, config=Config.load(config), missing=missing,
-           permutations=permutations, resamples=resamples, seed=seed,
-           correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv)
+    with progress("reading judgments") as step:
+        qrels = read_judgments(qrels_path, None, judgments, db)
+        report(runs, qrels, measures or None, baseline=baseline, path=output, config=Config.load(config),
+               missing=missing, permutations=permutations, resamples=resamples, seed=seed,
+               correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv,
+               progress=step)

@@ -9,23 +9,39 @@ import shutil
 from collections.abc import Sequence
 
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 
 from judged.analysis.explain import Explanation, Step
 
 
 def render_explanation(explanations: Sequence[Explanation]) -> str:
-    """The worked computation as text; with two explanations (``--vs``) their rankings side by side."""
+    """The worked computation as text; with two explanations (``--vs``) their rankings side by side.
+
+    When the terminal is too narrow for both rankings side by side, they are printed one after the other, so no
+    column is dropped.
+    """
     buffer = io.StringIO()
     console = Console(file=buffer, width=shutil.get_terminal_size((140, 24)).columns,
                       force_terminal=False, color_system=None)
     first = explanations[0]
-    console.print(f"query {first.qid}  measure {first.measure}")
-    console.print(_ranking_table(explanations))
+    console.print(f"query {first.qid}  measure {first.measure}", overflow="fold")
+    side_by_side = _ranking_table(explanations)
+    if len(explanations) > 1 and _natural_width(side_by_side) > console.width:
+        for e in explanations:  # too narrow to put the runs side by side: one ranking after the other
+            console.print(_ranking_table([e], title=f"ranking of {e.run}"))
+    else:
+        console.print(side_by_side)
     console.print(_steps_table("ideal ordering (every judged document by gain)", first.ideal, "running IDCG"))
     for e in explanations:
         console.print(_summary(e))
     return buffer.getvalue()
+
+
+def _natural_width(table: Table) -> int:
+    """The width ``table`` takes when nothing has to wrap."""
+    wide = Console(file=io.StringIO(), width=10_000)
+    return Measurement.get(wide, wide.options, table).maximum
 
 
 def render_explanation_json(explanations: Sequence[Explanation]) -> str:
@@ -36,11 +52,11 @@ def _json_number(value):
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _ranking_table(explanations: Sequence[Explanation]) -> Table:
+def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking") -> Table:
     """Ranks down, runs across; the discount is shared unless ties are averaged (then it is per document)."""
     averaged = explanations[0].measure.ties == "average"
     per_run = ("docid", "score", "grade", "gain") + (("weight",) if averaged else ()) + ("contribution", "running DCG")
-    table = Table(title="ranking", title_justify="left")
+    table = Table(title=title, title_justify="left")
     table.add_column("rank", justify="right")
     if not averaged:
         table.add_column("discount", justify="right")

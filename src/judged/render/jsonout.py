@@ -7,11 +7,19 @@ import math
 from collections.abc import Sequence
 
 from judged.engine.result import Result
+from judged.render.table import judgment_set
 
 
 def render_json(results: Sequence[Result], per_query: bool = True) -> str:
-    """One JSON document: ``{"results": [{"run", "aggregate", "per_query", "provenance"}]}``."""
-    return json.dumps({"results": [_one(r, per_query) for r in results]}, indent=2) + "\n"
+    """One JSON document: ``{"results": [{"run", "aggregate", "per_query", "provenance"}]}``.
+
+    Results evaluated on a frozen judgment set add ``"judgments"``: its name, path, format and sha256.
+    """
+    document: dict = {"results": [_one(r, per_query) for r in results]}
+    frozen = judgment_set(results)
+    if frozen:
+        document["judgments"] = frozen
+    return json.dumps(document, indent=2) + "\n"
 
 
 def _number(value: float) -> float | None:

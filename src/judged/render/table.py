@@ -14,6 +14,9 @@ from rich.table import Table
 from judged.engine.config import ensure_same_conventions
 from judged.engine.result import Result
 
+#: The narrowest measure column that still shows a canonical name in a few lines.
+_NAME_ROOM = 24
+
 
 def _fmt(value: float, integer: bool) -> str:
     if math.isnan(value):
@@ -28,15 +31,26 @@ def render_table(results: Sequence[Result], per_query: bool = False, width: int 
     console = Console(file=buffer, width=width or shutil.get_terminal_size((120, 24)).columns,
                       force_terminal=False, color_system=None)
     measures = results[0].measures
+    # Numbers are never cut. When the runs' columns leave the measure column too little room, each measure gets
+    # a short label in the table and its canonical name a line of its own under it.
+    numbers = sum(max(len(r.run), 6) + 3 for r in results) + 10 + 1
+    labelled = console.width - numbers < _NAME_ROOM
     summary = Table(title="judged eval", title_justify="left")
-    summary.add_column("measure", overflow="fold")
+    if labelled:
+        summary.add_column("m", no_wrap=True, min_width=len(f"m{len(measures)}"))
+    else:
+        summary.add_column("measure", overflow="fold")
     for result in results:
-        summary.add_column(result.run, justify="right")
-    summary.add_column("queries", justify="right")
-    for m in measures:
+        summary.add_column(result.run, justify="right", no_wrap=True, min_width=min(len(result.run), 10))
+    summary.add_column("queries", justify="right", no_wrap=True, min_width=7)
+    for i, m in enumerate(measures, start=1):
         scored = "/".join(sorted({str(r.counts[m].scored) for r in results}))
-        summary.add_row(str(m), *(_fmt(r.aggregate[m], m.family.integer) for r in results), scored)
+        summary.add_row(f"m{i}" if labelled else str(m), *(_fmt(r.aggregate[m], m.family.integer) for r in results),
+                        scored)
     console.print(summary)
+    if labelled:
+        for i, m in enumerate(measures, start=1):
+            console.print(f"m{i} = {m}", overflow="fold")
     if per_query:
         detail = Table(title="per query", title_justify="left")
         detail.add_column("qid")
@@ -52,7 +66,18 @@ def render_table(results: Sequence[Result], per_query: bool = False, width: int 
     config = results[0].provenance.get("config")
     if config:
         console.print(f"conventions pinned by {config['path']} (sha256 {config['sha256'][:12]})")
+    frozen = judgment_set(results)
+    if frozen:
+        console.print(f"judgments: frozen set {frozen['name']} (sha256 {frozen['sha256'][:12]}) from {frozen['path']}")
     return buffer.getvalue()
+
+
+def judgment_set(results: Sequence[Result]) -> dict | None:
+    """The frozen judgment set the results were evaluated on (name, path, format, sha256), None for a file."""
+    qrels = results[0].provenance.get("qrels") if results else None
+    if not qrels or qrels.get("format") != "judgment-set":
+        return None
+    return {key: qrels[key] for key in ("name", "path", "format", "sha256")}
 
 
 def _counts_line(result: Result) -> str:

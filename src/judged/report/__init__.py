@@ -8,7 +8,7 @@ inside it. ``docs/report.md`` says what each chart shows and how to read it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def report(
@@ -27,6 +27,7 @@ def report(
     worst: int = 10,
     title: str | None = None,
     command: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> str:
     """The HTML report comparing ``runs`` on ``qrels`` (written atomically to ``path`` when given).
 
@@ -34,7 +35,8 @@ def report(
     default to the team config's, else nDCG@10. The significance matrix tests
     every pair of runs with ``correction`` over all pairs (``"tukey"``: a
     randomised Tukey HSD); ``worst`` is how many worst and most changed
-    queries each run lists. ``config`` is a :class:`judged.engine.config.Config`.
+    queries each run lists. ``config`` is a :class:`judged.engine.config.Config`;
+    ``progress``, when given, is called with a line on each step.
 
     >>> import judged
     >>> qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
@@ -51,7 +53,8 @@ def report(
     from judged.report.page import render
 
     data = build(runs, qrels, measures, baseline=baseline, config=config, missing=missing, permutations=permutations,
-                 resamples=resamples, seed=seed, correction=correction, worst=worst, title=title, command=command)
+                 resamples=resamples, seed=seed, correction=correction, worst=worst, title=title, command=command,
+                 progress=progress)
     html = render(data)
     if path is not None:
         from judged.io.output import write_atomic

@@ -10,7 +10,7 @@ no HTML (see :mod:`judged.report.page`).
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import polars as pl
@@ -18,14 +18,13 @@ import polars as pl
 from judged.analysis.explain import Explanation, explain
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
-from judged.engine.provenance import masked_command
+from judged.engine.provenance import output_record
 from judged.engine.result import Result
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures.spec import Measure
 from judged.stats.compare import Comparison, MeasureComparison, compare
 from judged.stats.distributions import changes, cutoff_curve
-from judged.version import __version__
 
 #: Deepest cutoff of each curve: nDCG@1..100, R@1..1000, Judged@1..100 (less when the runs are shallower).
 CURVE_DEPTHS = {"nDCG": 100, "R": 1000, "Judged": 100}
@@ -111,17 +110,25 @@ def build(
     worst: int = 10,
     title: str | None = None,
     command: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> ReportData:
-    """Evaluate and compare ``runs`` on ``qrels`` and collect what the report shows (see the module docstring)."""
+    """Evaluate and compare ``runs`` on ``qrels`` and collect what the report shows (see the module docstring).
+
+    ``progress``, when given, is called with a line on each step.
+    """
+    step = progress or _quiet
     team = config or Config()
     qrels = read_qrels(qrels)
+    step("reading runs")
     runs = _distinct([read_run(run) for run in runs])
     parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
     policy = team.with_missing(missing)
+    step(f"evaluating {len(runs)} runs")
     results = tuple(evaluate(run, qrels, parsed, missing=policy, command=command, config=team.record())
                     for run in runs)
     comparison = compare(results, baseline=baseline, permutations=permutations, resamples=resamples, seed=seed,
-                         correction=correction, matrix=True, worst=worst)
+                         correction=correction, matrix=True, worst=worst, progress=step)
+    step("curves and explained queries")
     anchors: dict[tuple[str, str], str] = {}
     sections = tuple(_section(m, results, anchors, worst) for m in comparison.measures)
     depth = max(_depth(run) for run in runs)
@@ -139,7 +146,7 @@ def build(
         judged=_curve(runs, qrels, team.measure("Judged"), depth, policy),
         explain_measure=str(explain_measure),
         explained=explained,
-        provenance=_provenance(results, comparison, created, command, explain_measure, correction),
+        provenance=_provenance(results, qrels, team, comparison, created, command, explain_measure, correction),
     )
 
 
@@ -209,27 +216,28 @@ def _curve(runs: Sequence[Run], qrels: Qrels, base: Measure, depth: int, missing
     return Curve(str(base), points)
 
 
-def _provenance(results, comparison: Comparison, created: str, command, explain_measure: Measure,
-                correction: str) -> dict:
-    """The report's own record, then every run's full evaluation provenance."""
+def _quiet(text: str) -> None:
+    """No progress to show."""
 
-    return {
-        "report": {
-            "judged_version": __version__,
-            "created": created,
-            "command": masked_command(command),
-            "statistics": {
-                "permutations": comparison.permutations,
-                "resamples": comparison.resamples,
-                "seed": comparison.seed,
-                "alpha": comparison.alpha,
-                "correction": correction,
-                "matrix": "randomised Tukey HSD" if correction == "tukey" else "paired randomization tests, "
-                          f"{correction} over all pairs",
-            },
-            "explain_measure": str(explain_measure),
-            "curve_cutoffs": {name: f"1..{limit}, every tenth above 100, up to the runs' depth"
-                              for name, limit in CURVE_DEPTHS.items()},
+
+def _provenance(results, qrels: Qrels, team: Config, comparison: Comparison, created: str, command,
+                explain_measure: Measure, correction: str) -> dict:
+    """The record every JSON output carries (each run's own evaluation record under ``runs``), and the report's
+    settings under ``report``."""
+    record = output_record(results=results, inputs=[qrels], command=command, config=team.record())
+    record["created"] = created
+    record["report"] = {
+        "statistics": {
+            "permutations": comparison.permutations,
+            "resamples": comparison.resamples,
+            "seed": comparison.seed,
+            "alpha": comparison.alpha,
+            "correction": correction,
+            "matrix": "randomised Tukey HSD" if correction == "tukey" else "paired randomization tests, "
+                      f"{correction} over all pairs",
         },
-        "runs": {r.run: r.provenance for r in results},
+        "explain_measure": str(explain_measure),
+        "curve_cutoffs": {name: f"1..{limit}, every tenth above 100, up to the runs' depth"
+                          for name, limit in CURVE_DEPTHS.items()},
     }
+    return record
