@@ -21,7 +21,9 @@ Beyond the sign, the paired t-test at ``alpha`` (two-sided, per pair, no
 correction): its conclusion *cannot change* when a proof over every
 per-query difference inside the bounds says so (the mean's bound against an
 upper bound on the variance, or the largest |t| against the least variance,
-docs/settle.md); it *can change* when two assignments with different
+docs/settle.md), or, for a significant conclusion with at most
+``CORNER_LIMIT`` queries whose range is not a point, exactly from every
+corner of the ranges; it *can change* when two assignments with different
 conclusions are found (the all-low, all-high and ``samples`` random corners
 of the per-query ranges: each is reached by an actual assignment); otherwise
 the answer is an *estimate*: none of the sampled assignments changes it.
@@ -59,6 +61,9 @@ from judged.measures.spec import Measure
 #: A mean bound beyond 0 by no more than this is treated as touching 0 (the exact ranges round by about 1e-16).
 SETTLE_EPS = 1e-12
 TEST_STATES = ("cannot change", "can change", "estimate")
+#: A significant conclusion is checked at every corner of the per-query ranges when at most this many are not points.
+CORNER_LIMIT = 16
+_CORNER_CELLS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -278,6 +283,16 @@ def _test(now: np.ndarray, lo: np.ndarray, hi: np.ndarray, t_crit: float, sample
     conclusion = int(conclusions(now, t_crit)[0])
     if _proved(conclusion, lo, hi, t_crit):
         return TestOutcome(conclusion, "cannot change", "proved over every difference inside the bounds")
+    free = np.flatnonzero(hi > lo)
+    if conclusion != 0 and len(free) <= CORNER_LIMIT and len(lo) << len(free) <= _CORNER_CELLS:
+        # significance is mean - t_crit sd / sqrt(n) >= 0 (with the sign), a concave function: it holds on the
+        # whole box exactly when it holds at every corner, and every corner is reached by an assignment
+        bits = (np.arange(2 ** len(free))[:, None] >> np.arange(len(free))[None, :]) & 1
+        corners = np.broadcast_to(lo, (len(bits), len(lo))).copy()
+        corners[:, free] = np.where(bits == 1, hi[free], lo[free])
+        if (conclusions(corners, t_crit) == conclusion).all():
+            return TestOutcome(conclusion, "cannot change", f"exact: all {len(bits)} corners of the ranges keep it")
+        return TestOutcome(conclusion, "can change", "exact: a corner of the ranges (an assignment) loses it")
     corners = np.vstack((lo, hi, np.where(rng.random((samples, len(lo))) < 0.5, lo, hi)))
     found = conclusions(corners, t_crit)
     differ = np.flatnonzero(found != conclusion)
@@ -302,7 +317,11 @@ def _proved(conclusion: int, lo: np.ndarray, hi: np.ndarray, t_crit: float) -> b
         centre = float(np.mean((lo + hi) / 2))
         # var(d) <= sum (d_q - m)^2 / (n - 1) for any m, and each term is largest at an end of its range
         upper_var = float(np.maximum((lo - centre) ** 2, (hi - centre) ** 2).sum()) / (n - 1)
-        return upper_var == 0 or low_mean / np.sqrt(upper_var / n) > t_crit * (1 + 1e-9)
+        if upper_var == 0 or low_mean / np.sqrt(upper_var / n) > t_crit * (1 + 1e-9):
+            return True
+        # t >= t_crit exactly when n (n - 1 + t_crit^2) mean^2 >= t_crit^2 sum d^2 (mean > 0); bound each side
+        squares = float(np.maximum(lo**2, hi**2).sum())
+        return n * (n - 1 + t_crit**2) * low_mean**2 > t_crit**2 * squares * (1 + 1e-9)
     least_var = _least_variance(lo, hi)
     largest_mean = max(abs(float(np.mean(lo))), abs(float(np.mean(hi))))
     if least_var <= 0:
