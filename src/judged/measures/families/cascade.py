@@ -14,6 +14,11 @@ Swapping a document with a higher R ahead of one with a lower R never lowers
 ERR (the difference is P (a - b) (1/i - 1/(i+1)) >= 0), so ``ties=worst``
 and ``best`` (each tied group in ascending or descending grade) are its
 exact minimum and maximum over tie orders.
+
+>>> import judged
+>>> r = judged.evaluate({"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"a": 2, "b": 0, "c": 1}}, ["ERR(max_rel=2)@3"])
+>>> round(r.value("ERR(max_rel=2)@3"), 7)
+0.7708333
 """
 
 from __future__ import annotations

@@ -25,6 +25,14 @@ applies (``worst``/``best`` are the exact extremes by rearrangement, and
 ``average`` spreads each tied group's weight). The others adapt to the gains
 already seen, so no fixed order of a tied group bounds them: they take
 ``ties=trec`` or ``input`` only.
+
+>>> import judged
+>>> run, qrels = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"a": 3, "b": 0, "c": 1}}
+>>> r = judged.evaluate(run, qrels, ["SDCG(max_rel=3)@3", "INST(T=1)@2"])
+>>> round(r.value("SDCG(max_rel=3)@3"), 6)  # (1 + 0 + (1/3)/2) / (1 + 1/log2(3) + 1/2)
+0.547492
+>>> round(r.value("INST(T=1)@2"), 6)  # gains 1, 0: T_1 = 0, C_1 = 1/4, W = [4/5, 1/5]
+0.8
 """
 
 from __future__ import annotations

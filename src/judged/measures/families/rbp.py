@@ -16,6 +16,12 @@ RBP_resid = 0.5 * 0.25 + 0.5^3 = 0.25.
 
 trec_eval's ``rbp`` is ``RBP(p=0.9,max_rel=query)``; its ``rbp_resid`` is 0
 when no unjudged document was retrieved (it leaves out the empty ranks then).
+
+>>> import judged
+>>> r = judged.evaluate({"q": {"a": 3.0, "b": 2.0, "u": 1.0}}, {"q": {"a": 1, "b": 0}},
+...                     ["RBP(p=0.5)", "RBP_resid(p=0.5)"])
+>>> r.value("RBP(p=0.5)"), r.value("RBP_resid(p=0.5)")
+(0.5, 0.25)
 """
 
 from __future__ import annotations
