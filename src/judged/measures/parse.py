@@ -26,7 +26,7 @@ from judged.measures.conventions import PARAM_ORDER
 from judged.measures.registry import family_of, unknown_measure
 from judged.measures.spec import Measure, value_of
 
-_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*)\s*")
+_HEAD = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*")  # 11pt_avg starts with a digit
 
 
 def parse(text: str) -> Measure:
