@@ -179,7 +179,8 @@ def next_documents(settlement: Settlement, n: int, judged_grades: Sequence[int] 
     scored = []
     for q, qid in enumerate(data.qids):
         if data.pool[q]:
-            scores = grade_effects(data, pairs, q) @ probabilities
+            moves = grade_effects(data, pairs, q) if settlement.effects is None else settlement.effects[q]
+            scores = moves @ probabilities
             scored += [(qid, docid, float(s)) for docid, s in zip(data.pool[q], scores) if s > MOVE]
     chosen = sorted(scored, key=lambda item: (-item[2], item[0].encode(), item[1].encode()))[:n]
     first: dict[str, int] = {}

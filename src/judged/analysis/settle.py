@@ -49,7 +49,7 @@ from itertools import combinations
 import numpy as np
 
 from judged.analysis.bounds import _grade_domain
-from judged.analysis.impact import MOVE, OpenPair, grade_probabilities, impact
+from judged.analysis.impact import OpenPair, grade_effects
 from judged.analysis.joint import JointPool, check_measure, joint_pool
 from judged.analysis.settle_search import ratio_range
 from judged.engine.evaluate import MISSING_POLICIES, evaluate
@@ -146,6 +146,9 @@ class Settlement:
     pairs: tuple[PairBound, ...]
     stopping: StoppingRule
     data: JointPool  #: restricted to ``qids``; what the selection strategies read
+    #: per query, (documents x grades) moves of the open bounds (:func:`~judged.analysis.impact.grade_effects`),
+    #: when the stopping rule counted them
+    effects: tuple[np.ndarray, ...] | None = None
 
     @property
     def order(self) -> tuple[str, ...]:
@@ -232,7 +235,8 @@ def settle(
     partial = Settlement(measure, pool if isinstance(pool, str) else "given", domain, alpha, data.qids,
                          int((~shared).sum()), tuple(run_bounds), tuple(pairs),
                          StoppingRule(False, 0, 0, 0, 0, ""), data)
-    return replace(partial, stopping=_stopping(partial, qrels, count_matter))
+    effects = _effects(partial) if count_matter else None
+    return replace(partial, stopping=_stopping(partial, effects), effects=effects)
 
 
 def _restrict(data: JointPool, keep: np.ndarray) -> JointPool:
@@ -348,15 +352,19 @@ def _least_variance(lo: np.ndarray, hi: np.ndarray) -> float:
     return float((distance**2).sum(axis=1).min()) * (1 - 1e-9) / (len(lo) - 1)
 
 
-def _stopping(s: Settlement, qrels, count_matter: bool) -> StoppingRule:
+def _effects(s: Settlement) -> tuple[np.ndarray, ...] | None:
+    open_pairs = s.open_pairs()
+    if not open_pairs:
+        return None
+    return tuple(grade_effects(s.data, open_pairs, q) for q in range(len(s.qids)))
+
+
+def _stopping(s: Settlement, effects: tuple[np.ndarray, ...] | None) -> StoppingRule:
     settled = sum(p.settled for p in s.pairs)
     open_pairs = s.open_pairs()
-    could: int | None = 0 if count_matter or not open_pairs else None
-    if open_pairs and could is not None:
-        probabilities = grade_probabilities(s.data, [g for g in qrels.frame["grade"].to_list() if g >= 0])
-        for q in range(len(s.qids)):
-            if s.data.pool[q]:
-                could += int((impact(s.data, open_pairs, q, probabilities) > MOVE).sum())
+    could = None if open_pairs and effects is None else 0
+    if effects is not None:
+        could = sum(int((moves > 0).any(axis=1).sum()) for moves in effects)
     unjudged = s.data.unjudged
     runs = len(s.runs)
     if not open_pairs:
