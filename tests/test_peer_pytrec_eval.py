@@ -408,3 +408,19 @@ def test_trec_eval_families_match_pytrec_eval(collection):
                 per_q = [theirs[q][printed] for q in sorted(queries)]
                 aggregate = pytrec_eval.compute_aggregated_measure(printed, per_q)
                 assert math.isclose(result.value(measure), aggregate, rel_tol=0, abs_tol=1e-12), f"aggregate {printed}"
+
+
+def test_the_pytrec_eval_call_shape_hands_out_gm_terms_as_pytrec_eval_does():
+    """pytrec_eval gives gm_map and gm_bpref per query as log(max(v, 1e-5)); judged.pytrec_eval does the same,
+    so compute_aggregated_measure over either gives the geometric mean: q1 AP 1/2, q2 AP 0 -> sqrt(0.5e-5)."""
+    import judged.pytrec_eval as shim
+
+    qrels, run = {"q1": {"a": 1, "b": 0}, "q2": {"x": 1}}, {"q1": {"a": 1.0, "c": 2.0}, "q2": {"y": 1.0}}
+    names = {"gm_map", "gm_bpref", "num_q"}
+    mine, theirs = shim.RelevanceEvaluator(qrels, names).evaluate(run), pytrec(run, qrels, names)
+    assert mine.keys() == theirs.keys() == {"q1", "q2"}
+    for q in mine:
+        for name in names:
+            assert_close(mine[q][name], theirs[q][name], f"{name} on {q}")
+    gm = pytrec_eval.compute_aggregated_measure("gm_map", [mine[q]["gm_map"] for q in ("q1", "q2")])
+    assert math.isclose(gm, math.sqrt(0.5 * 1e-5), rel_tol=1e-12)

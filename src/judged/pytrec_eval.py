@@ -31,6 +31,7 @@ import polars as pl
 from judged.engine.evaluate import evaluate
 from judged.errors import InputError, NoJudgedQueriesError
 from judged.io.inputs import Qrels, Run
+from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 from judged.measures.trec_names import TABLE, from_trec_eval
 
@@ -77,8 +78,16 @@ class RelevanceEvaluator:
             return {}
         asked = {str(qid) for qid in scores} & self._judged
         names = list(self._names.values())
-        columns = [result.values[m].tolist() for m in self._names]
+        columns = [_as_pytrec_eval(m, result.values[m]).tolist() for m in self._names]
         return {qid: dict(zip(names, row)) for qid, *row in zip(result.qids, *columns) if qid in asked}
+
+
+def _as_pytrec_eval(measure: Measure, values: np.ndarray) -> np.ndarray:
+    """Per-query values as pytrec_eval hands them out: gm_map and gm_bpref as log(max(v, 1e-5)), the terms
+    its compute_aggregated_measure averages and exponentiates."""
+    if measure.family.aggregate == "gmean":
+        return np.log(np.maximum(values, GEOMETRIC_FLOOR))
+    return values
 
 
 def parse_run(lines: Iterable[str]) -> dict[str, dict[str, float]]:
