@@ -95,6 +95,8 @@ def test_canonical_strings_read_back():
         parse("RBP(p=1.5)")
     with pytest.raises(MeasureError, match="INST does not support ties=worst"):
         parse("INST(ties=worst)")
+    with pytest.raises(MeasureError, match="INST needs a target T > 0"):
+        value(*ranked(1), "INST(T=0)")
 
 
 # -- ERR against gdeval ------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from collections.abc import Callable
 import numpy as np
 
 from judged.engine.view import RankedView
+from judged.errors import MeasureError
 from judged.measures.dense import by_rank
 from judged.measures.gains import scaled_gains
 from judged.measures.registry import family
@@ -135,6 +136,8 @@ def _inst(gain: np.ndarray, rank: np.ndarray, measure: Measure, n: int) -> np.nd
     formula="sum_i W_i g_i, C_i = ((i+T+T_i-1)/(i+T+T_i))^2, T_i = T - sum_{j<=i} g_j; horizon k (1000)",
 )
 def inst(view: RankedView, measure: Measure) -> np.ndarray:
+    if measure.T <= 0:  # rank 1 would divide by 1 + 2T - g_1, which is 0 for a fully relevant document
+        raise MeasureError(f"INST needs a target T > 0. Got T={measure.T:g} in {measure}.")
     return expected_utility(view, measure, _inst)
 
 
