@@ -9,6 +9,7 @@ from click.testing import CliRunner
 
 import judged
 from judged.cli import main
+from judged.measures import parse
 
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"x": 1, "y": 2}}
 # run A ties its relevant documents with an unjudged one; run B ranks cleanly but misses y.
@@ -65,12 +66,18 @@ def test_a_perfect_ranking_followed_by_unjudged_documents_is_not_newly_at_one():
 def test_the_graded_families_vary_their_own_conventions():
     s = judged.sensitivity([RUN_A, RUN_B], QRELS, "RBP(p=0.5,max_rel=2)")
     assert {(v.convention, v.value) for v in s.variations} == {
-        ("gain", "exp"), ("unjudged", "drop"), ("ties", "input"), ("ties", "average"), ("ties", "worst"),
-        ("ties", "best"), ("missing", "zero")}
+        ("max_rel", "query"), ("gain", "exp"), ("unjudged", "drop"), ("ties", "input"), ("ties", "average"),
+        ("ties", "worst"), ("ties", "best"), ("missing", "zero")}
     by = {(v.convention, v.value): v for v in s.variations}
     assert by[("ties", "worst")].means[0] <= s.means[0] <= by[("ties", "best")].means[0]
     err = judged.sensitivity([RUN_A], QRELS, "ERR(max_rel=2)@2")
     assert {v.value for v in err.variations if v.convention == "ties"} == {"input", "worst", "best"}
+    # the scale: each query's own top grade against the judgments' top grade, 2
+    scale = judged.sensitivity([{"q1": {"a": 1.0}, "q2": {"x": 1.0}}], {"q1": {"a": 2}, "q2": {"x": 1}}, "ERR@2")
+    by_scale = next(v for v in scale.variations if v.convention == "max_rel")
+    assert by_scale.value == "2" and by_scale.measure == parse("ERR(max_rel=2)@2")
+    assert scale.means == pytest.approx(((3 / 4 + 1 / 2) / 2,))  # q1: (2^2-1)/2^2; q2, top grade 1: (2-1)/2
+    assert by_scale.changed == (1,) and by_scale.means == pytest.approx(((3 / 4 + 1 / 4) / 2,))  # q2: 1/2^2
 
 
 def test_missing_variation_counts_the_missing_query():

@@ -1,8 +1,9 @@
 """How far does each convention move this number? Evaluate under every variation of each convention.
 
 For one measure and one or more runs: every alternative value of each
-convention the measure has (gain, ideal, unjudged, ties) and of the
-missing-query policy, one at a time, with the mean, the change against the
+convention the measure has (gain, ideal, unjudged, ties; for the graded user
+models the scale ``max_rel``: each query's top grade against the judgments'
+top grade) and of the missing-query policy, one at a time, with the mean, the change against the
 chosen conventions, how many queries changed, how many queries reach 1.0 only
 under the variation, and whether the order of the runs changes.
 
@@ -71,7 +72,7 @@ def sensitivity(runs, qrels, measure: Measure | str, *, missing: str = "skip") -
     measure = parse(measure) if isinstance(measure, str) else measure
     qrels = read_qrels(qrels)
     runs = [read_run(r) for r in runs]
-    variants = _variants(measure, missing)
+    variants = _variants(measure, missing, _top_grade(qrels))
     all_measures = [measure] + [m for _, _, m, _ in variants if m != measure]
     # every variant under the chosen policy; only the measure itself under the other one
     results = {
@@ -113,8 +114,18 @@ def sensitivity(runs, qrels, measure: Measure | str, *, missing: str = "skip") -
     )
 
 
-def _variants(measure: Measure, missing: str) -> list[tuple[str, str, Measure, str]]:
+def _top_grade(qrels) -> int:
+    """The highest judged grade of the judgments (at least 1): the fixed scale ``max_rel`` is varied to."""
+    grades = qrels.frame["grade"].to_numpy()
+    return max(1, int(grades.max(initial=1)))
+
+
+def _variants(measure: Measure, missing: str, top_grade: int) -> list[tuple[str, str, Measure, str]]:
     out = []
+    if "max_rel" in measure.family.params:  # each query's own top grade against the judgments' top grade
+        for scale in ("query", top_grade):
+            if scale != measure.max_rel:
+                out.append(("max_rel", str(scale), replace(measure, max_rel=scale), missing))
     for convention, values in _ALTERNATIVES.items():
         if convention not in measure.family.params:
             continue
