@@ -71,26 +71,24 @@ class JointPool:
     alpha: np.ndarray
     pool: tuple[tuple[str, ...], ...]
     discount: tuple[np.ndarray, ...]
-    missing: np.ndarray  #: (runs x queries): the run did not retrieve anything for the query
 
     @property
     def unjudged(self) -> int:
         """Pooled documents without a judgment, over all queries."""
         return sum(len(docs) for docs in self.pool)
 
-    def problems(self, weights: np.ndarray, empty: float, queries: np.ndarray | None = None) -> Problems:
-        """The objective sum_r weights[r] * DCG_r / IDCG, one problem per query (all, or ``queries``).
+    def problems(self, weights: np.ndarray, empty: float) -> Problems:
+        """The objective sum_r weights[r] * DCG_r / IDCG, one problem per query.
 
         ``weights`` (runs,) is a one-hot for one run's nDCG, +1/-1 for a
         difference; ``empty`` is what an assignment with an empty ideal scores.
         """
-        index = np.arange(len(self.qids)) if queries is None else np.asarray(queries)
-        n = np.array([len(self.pool[q]) for q in index], dtype=np.int64)
-        coef = np.zeros((len(index), int(n.max(initial=0))))
-        for row, q in enumerate(index):
-            coef[row, : n[row]] = weights @ self.discount[q]
-        return Problems(weights @ self.alpha[:, index], coef, n, self.counts[index], np.full(len(index), empty),
-                        self.tau, self.values, self.cutoff)
+        n = np.array([len(docs) for docs in self.pool], dtype=np.int64)
+        coef = np.zeros((len(n), int(n.max(initial=0))))
+        for q, share in enumerate(self.discount):
+            coef[q, : n[q]] = weights @ share
+        return Problems(weights @ self.alpha, coef, n, self.counts, np.full(len(n), empty), self.tau, self.values,
+                        self.cutoff)
 
     def fixed(self, weights: np.ndarray, empty: float, query: int) -> tuple[Problems, np.ndarray, np.ndarray]:
         """One problem for every (document of ``query``'s pool, grade): that document judged at that grade.
@@ -151,10 +149,8 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
     alpha = np.zeros((len(runs), len(qids)))
     discount = [np.zeros((len(runs), len(docs))) for docs in pooled]
     slot = [{d: i for i, d in enumerate(docs)} for docs in pooled]
-    missing = np.ones((len(runs), len(qids)), dtype=bool)
     for r, lists in enumerate(ranked):
         for q, docs in lists.items():
-            missing[r, q] = False
             qid = qids[q]
             for docid, rank in docs:
                 if cutoff is not None and rank >= cutoff:
@@ -170,7 +166,7 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
     tau = tau[tau > 0]
     counts = np.array([[int((g >= t).sum()) for t in tau] for g in judged_gains], dtype=np.int64)
     return JointPool(measure, tuple(run.name for run in runs), qids, grades, grade_gains, values, tau,
-                     counts.reshape(len(qids), len(tau)), alpha, pooled, tuple(discount), missing)
+                     counts.reshape(len(qids), len(tau)), alpha, pooled, tuple(discount))
 
 
 def _disc(rank: int) -> float:

@@ -242,7 +242,7 @@ def settle(
 def _restrict(data: JointPool, keep: np.ndarray) -> JointPool:
     return replace(data, qids=tuple(data.qids[q] for q in keep), counts=data.counts[keep],
                    alpha=data.alpha[:, keep], pool=tuple(data.pool[q] for q in keep),
-                   discount=tuple(data.discount[q] for q in keep), missing=data.missing[:, keep])
+                   discount=tuple(data.discount[q] for q in keep))
 
 
 def _range(data: JointPool, weights: np.ndarray, empty: float, now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
