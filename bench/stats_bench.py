@@ -11,8 +11,12 @@ correlated across systems through a shared per-query difficulty. Times:
   numba has compiled).
 
 Each ranx call runs in a subprocess with a timeout so a slow peer cannot stall
-the benchmark. Usage: ``python3 bench/stats_bench.py [--queries N]
-[--permutations B] [--ranx-queries N ...] [--timeout S]``.
+the benchmark. ``--competitors C`` times judged's two tests a second time
+with C CPU-bound processes running beside them (what losing the cores costs),
+and every row states the load average it started under, since a shared
+machine's other work moves every figure. Usage: ``python3 bench/stats_bench.py
+[--queries N] [--permutations B] [--ranx-queries N ...] [--timeout S]
+[--competitors C] [--skip-ranx]``.
 """
 
 from __future__ import annotations
@@ -38,30 +42,37 @@ def scores(n: int, seed: int = 0) -> np.ndarray:
     return np.clip(difficulty + gaps + rng.normal(0, 0.1, size=(n, K)), 0.0, 1.0)
 
 
-def time_judged(n: int, permutations: int) -> list[tuple[str, str, float]]:
+def _busy() -> None:
+    """A CPU-bound competitor: spins until killed."""
+    while True:
+        pass
+
+
+def _load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def time_judged(n: int, permutations: int, label: str = "") -> list[tuple[str, str, float]]:
+    """Both tests once, each row naming the load average it started under (and ``label``)."""
     from judged.stats import randomization_test, tukey_hsd_randomized
 
     x = scores(n)
+
+    def note() -> str:
+        return f"{label}, {_load()}" if label else _load()
+
     rows = []
+    started = note()
     t = time.perf_counter()
     for i, j in itertools.combinations(range(K), 2):
         randomization_test(x[:, i], x[:, j], permutations=permutations, seed=0)
-    rows.append(
-        (
-            "judged",
-            f"randomization_test, 45 pairs, {n:,} q, {permutations:,} perms",
-            time.perf_counter() - t,
-        )
-    )
+    rows.append(("judged", f"randomization_test, 45 pairs, {n:,} q, {permutations:,} perms ({started})",
+                 time.perf_counter() - t))
+    started = note()
     t = time.perf_counter()
     tukey_hsd_randomized(x, permutations=permutations, seed=0)
-    rows.append(
-        (
-            "judged",
-            f"tukey_hsd_randomized, 10 systems, {n:,} q, {permutations:,} perms",
-            time.perf_counter() - t,
-        )
-    )
+    rows.append(("judged", f"tukey_hsd_randomized, 10 systems, {n:,} q, {permutations:,} perms ({started})",
+                 time.perf_counter() - t))
     return rows
 
 
@@ -146,6 +157,8 @@ def main() -> None:
     )
     ap.add_argument("--timeout", type=float, default=180.0, help="per ranx call, seconds")
     ap.add_argument("--skip-ranx", action="store_true")
+    ap.add_argument("--competitors", type=int, default=0,
+                    help="also time judged with this many CPU-bound processes beside it")
     ap.add_argument("--ranx-child", nargs=2, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.ranx_child:
@@ -153,6 +166,18 @@ def main() -> None:
         return
 
     rows = time_judged(args.queries, args.permutations)
+    if args.competitors:
+        import multiprocessing
+
+        busy = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.competitors)]
+        for process in busy:
+            process.start()
+        try:
+            rows += time_judged(args.queries, args.permutations, f"{args.competitors} CPU-bound beside it")
+        finally:
+            for process in busy:
+                process.terminate()
+                process.join()
     if not args.skip_ranx:
         sizes = args.ranx_queries or sorted({min(1_000, args.queries), args.queries})
         for n in sizes:

@@ -1412,6 +1412,119 @@ done:
     return result;
 }
 
+/* Randomised Tukey HSD: for each permutation, every query's k scores shuffled among the systems, and the
+ * range (max - min) of the systems' means. Permutation p draws from its own splitmix64 stream, seeded with
+ * seeds[p], so the answer does not depend on the number of threads. Each
+ * query takes one 64-bit draw and shuffles by Fisher-Yates, the swap index j in [0, i] taken as the high
+ * word of draw * (i + 1) and the low word kept for the next step (batched ranged draws: for k <= 20 the
+ * bias is below k! / 2^64). The shuffle carries over from query to query, which leaves each query's
+ * order uniform and independent of the others'. */
+#define TUKEY_MAX_SYSTEMS 256
+
+typedef struct {
+    const double *x;
+    const uint64_t *seeds;
+    int64_t n, k, first, end;
+    double *ranges;
+} TukeyShare;
+
+static inline uint64_t splitmix64(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static void *tukey_share(void *arg) {
+    TukeyShare *t = arg;
+    const int64_t n = t->n, k = t->k;
+    double sums[TUKEY_MAX_SYSTEMS];
+    int order[TUKEY_MAX_SYSTEMS];
+    for (int64_t p = t->first; p < t->end; p++) {
+        uint64_t state = t->seeds[p];
+        for (int64_t s = 0; s < k; s++) {
+            sums[s] = 0.0;
+            order[s] = (int)s;
+        }
+        for (int64_t q = 0; q < n; q++) {
+            uint64_t draw = splitmix64(&state);
+            for (int64_t i = k - 1; i > 0; i--) {
+                __uint128_t product = (__uint128_t)draw * (uint64_t)(i + 1);
+                int64_t j = (int64_t)(product >> 64);
+                draw = (uint64_t)product;
+                int swap = order[i];
+                order[i] = order[j];
+                order[j] = swap;
+            }
+            const double *row = t->x + q * k;
+            for (int64_t s = 0; s < k; s++) {
+                sums[s] += row[order[s]];
+            }
+        }
+        double low = sums[0], high = sums[0];
+        for (int64_t s = 1; s < k; s++) {
+            low = sums[s] < low ? sums[s] : low;
+            high = sums[s] > high ? sums[s] : high;
+        }
+        t->ranges[p] = (high - low) / (double)n;
+    }
+    return NULL;
+}
+
+static PyObject *tukey_ranges(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *x_object, *seeds_object;
+    long long n, k;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OLLOi", &x_object, &n, &k, &seeds_object, &threads)) {
+        return NULL;
+    }
+    Py_buffer x = {0}, seeds = {0};
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(x_object, &x, PyBUF_SIMPLE) < 0 || PyObject_GetBuffer(seeds_object, &seeds, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    int64_t permutations = (int64_t)(seeds.len / 8);
+    if (n < 1 || k < 2 || k > TUKEY_MAX_SYSTEMS || x.len != (Py_ssize_t)(n * k * 8) || permutations < 1) {
+        PyErr_SetString(PyExc_ValueError, "tukey_ranges: the scores, systems or seeds do not agree");
+        goto done;
+    }
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(permutations * 8));
+    if (!result) {
+        goto done;
+    }
+    threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
+    threads = permutations < threads ? (int)permutations : threads;
+    TukeyShare shares[MAX_THREADS];
+    pthread_t workers[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    Py_BEGIN_ALLOW_THREADS
+    for (int i = 0; i < threads; i++) {
+        shares[i] = (TukeyShare){x.buf, seeds.buf, n, k, permutations * i / threads, permutations * (i + 1) / threads,
+                                 (double *)PyByteArray_AS_STRING(result)};
+    }
+    for (int i = 1; i < threads; i++) {
+        started[i] = pthread_create(&workers[i], NULL, tukey_share, &shares[i]) == 0;
+    }
+    tukey_share(&shares[0]);
+    for (int i = 1; i < threads; i++) {
+        if (started[i]) {
+            pthread_join(workers[i], NULL);
+        } else {
+            tukey_share(&shares[i]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+done:
+    if (x.obj) {
+        PyBuffer_Release(&x);
+    }
+    if (seeds.obj) {
+        PyBuffer_Release(&seeds);
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
      "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads, indented_comments=False) -> "
@@ -1425,6 +1538,9 @@ static PyMethodDef methods[] = {
     {"flatten_nested", flatten_nested, METH_VARARGS,
      "flatten_nested(dict, integer) -> (rows, qid_views, docid_views, values, buffers, lengths) or None when the "
      "Python path must convert or refuse a key or value."},
+    {"tukey_ranges", tukey_ranges, METH_VARARGS,
+     "tukey_ranges(scores, queries, systems, seeds, threads) -> the range of the systems' means under the "
+     "within-query permutation each seed draws (float64 bytes)."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

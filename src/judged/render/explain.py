@@ -8,6 +8,7 @@ import math
 import shutil
 from collections.abc import Sequence
 
+from rich import box
 from rich.console import Console
 from rich.measure import Measurement
 from rich.table import Table
@@ -29,7 +30,7 @@ def render_explanation(explanations: Sequence[Explanation]) -> str:
     side_by_side = _ranking_table(explanations)
     if len(explanations) > 1 and _natural_width(side_by_side) > console.width:
         for e in explanations:  # too narrow to put the runs side by side: one ranking after the other
-            console.print(_ranking_table([e], title=f"ranking of {e.run}"))
+            console.print(_ranking_table([e], title=f"ranking of {e.run}", compact=True))
     else:
         console.print(side_by_side)
     console.print(_steps_table("ideal ordering (every judged document by gain)", first.ideal, "running IDCG"))
@@ -52,11 +53,11 @@ def _json_number(value):
     return None if isinstance(value, float) and math.isnan(value) else value
 
 
-def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking") -> Table:
+def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking", compact: bool = False) -> Table:
     """Ranks down, runs across; the discount is shared unless ties are averaged (then it is per document)."""
     averaged = explanations[0].measure.ties == "average"
     per_run = ("docid", "score", "grade", "gain") + (("weight",) if averaged else ()) + ("contribution", "running DCG")
-    table = Table(title=title, title_justify="left")
+    table = Table(title=title, title_justify="left", **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
     table.add_column("rank", justify="right")
     if not averaged:
         table.add_column("discount", justify="right")
@@ -64,7 +65,7 @@ def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking") 
         suffix = f" ({e.run})" if len(explanations) > 1 else ""
         for name in per_run:
             table.add_column(name + suffix, justify="left" if name == "docid" else "right",
-                             overflow="fold", min_width=12 if name == "docid" else None)
+                             overflow="fold", min_width=12 if name == "docid" and not compact else None)
     depth = max(len(e.ranking) for e in explanations)
     for i in range(depth):
         cells = [str(i + 1)] + ([] if averaged else [f"{1 / math.log2(i + 2):.3f}"])
@@ -78,7 +79,8 @@ def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking") 
 def _steps_table(title: str, steps: Sequence[Step], running: str) -> Table:
     table = Table(title=title, title_justify="left")
     for name in ("rank", "docid", "grade", "gain", "discount", "contribution", running):
-        table.add_column(name, justify="left" if name == "docid" else "right")
+        table.add_column(name, justify="left" if name == "docid" else "right",
+                         overflow="fold" if name == "docid" else "ellipsis", no_wrap=name != "docid")
     for step in steps:
         table.add_row(str(step.rank), *_step_cells(step, with_score=False, with_discount=True))
     return table

@@ -17,15 +17,13 @@ array([0.03, 0.04, 0.04])
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from judged.errors import UsageError
-from judged.stats import paired
+from judged.io.native import _native  # the C extension, or None (not built, or JUDGED_NATIVE=0)
 from judged.stats.paired import _positive_int, _rng
 
 
@@ -103,30 +101,71 @@ class TukeyHSD:
         ]
 
 
-def within_query_permutations(
-    rng: np.random.Generator, n: int, k: int, permutations: int
-) -> Iterator[np.ndarray]:
-    """Blocks of shape (rows, n, k): for each permutation and query, a random order of the k systems."""
-    for keys in _within_query_keys(rng, n, k, permutations):
-        yield np.argsort(keys, axis=2)
+#: Permutations whose shuffles the pure-numpy path draws at once (the C path draws each on its own).
+_BLOCK = 1024
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_LOW = np.uint64(0xFFFFFFFF)
+_32 = np.uint64(32)
 
 
-def _within_query_keys(
-    rng: np.random.Generator, n: int, k: int, permutations: int
-) -> Iterator[np.ndarray]:
-    """The random keys whose argsort along axis 2 is :func:`within_query_permutations`."""
-    for rows in paired._chunks(permutations, n * k):
-        yield rng.random((rows, n, k))
+def permutation_seeds(seed: int, permutations: int) -> np.ndarray:
+    """One 64-bit seed per permutation, from ``numpy.random.Generator(PCG64(seed))``: permutation p's own stream."""
+    return _rng(seed).integers(0, 2**64, size=permutations, dtype=np.uint64)
 
 
-def _block_ranges(x: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Range of the permuted system means for each permutation (row) of one block of keys."""
-    order = np.argsort(keys, axis=2)
-    shape = (order.shape[0],) + x.shape
-    permuted = np.take_along_axis(np.broadcast_to(x, shape), order, axis=2).mean(
-        axis=1
-    )  # rows x k
-    return permuted.max(axis=1) - permuted.min(axis=1)
+def within_query_orders(seeds: np.ndarray, n: int, k: int) -> Iterator[np.ndarray]:
+    """For each query in turn, the order of the k systems under each seed's permutation (seeds x k).
+
+    Each seed starts a splitmix64 stream; each query takes one 64-bit draw and
+    shuffles the previous query's order by Fisher-Yates, the index for step i
+    being the high word of ``draw * (i + 1)`` with the low word kept for the
+    next step (batched ranged draws; bias below ``k! / 2^64``). A uniform
+    shuffle of any order is uniform, so each query's order is uniform and
+    independent of the others'. ``judged._native.tukey_ranges`` draws exactly
+    these orders in C.
+    """
+    state = np.array(seeds, dtype=np.uint64)
+    order = np.tile(np.arange(k), (state.size, 1))
+    rows = np.arange(state.size)
+    with np.errstate(over="ignore"):
+        for _ in range(n):
+            state = state + _GOLDEN
+            z = (state ^ (state >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+            draw = z ^ (z >> np.uint64(31))
+            for i in range(k - 1, 0, -1):  # draw * (i + 1) as 128 bits, from its 32-bit halves
+                bound = np.uint64(i + 1)
+                high, low = (draw >> _32) * bound, (draw & _LOW) * bound
+                j = ((high + (low >> _32)) >> _32).astype(np.intp)
+                draw = (high << _32) + low
+                swapped = order[:, i].copy()
+                order[:, i] = order[rows, j]
+                order[rows, j] = swapped
+            yield order
+
+
+def within_query_permutations(seed: int, n: int, k: int, permutations: int) -> Iterator[np.ndarray]:
+    """Blocks of shape (rows, n, k): for each permutation and query, the order of the k systems, as the test draws."""
+    seeds = permutation_seeds(seed, permutations)
+    for start in range(0, permutations, _BLOCK):
+        yield np.stack([order.copy() for order in within_query_orders(seeds[start : start + _BLOCK], n, k)], axis=1)
+
+
+def _ranges(x: np.ndarray, seeds: np.ndarray) -> np.ndarray:
+    """The range of the permuted system means under each seed's permutation: in C when built, else in numpy."""
+    n, k = x.shape
+    if _native is not None and k <= 256:
+        threads = max(1, min(os.cpu_count() or 1, 8))
+        return np.frombuffer(_native.tukey_ranges(np.ascontiguousarray(x), n, k, seeds, threads), dtype=np.float64)
+    out = np.empty(seeds.size)
+    for start in range(0, seeds.size, _BLOCK):
+        block = seeds[start : start + _BLOCK]
+        sums = np.zeros((block.size, k))
+        for q, order in enumerate(within_query_orders(block, n, k)):
+            sums += x[q][order]
+        out[start : start + block.size] = (sums.max(axis=1) - sums.min(axis=1)) / n
+    return out
 
 
 def tukey_hsd_randomized(
@@ -137,6 +176,10 @@ def tukey_hsd_randomized(
     Under the null hypothesis the systems are exchangeable on each query. Each
     permutation shuffles every query's row of scores across the systems and
     records the range ``max(means) - min(means)`` of the permuted system means.
+    Permutation p shuffles from its own random stream (:func:`within_query_orders`,
+    seeded by :func:`permutation_seeds`), in C on every core when the extension
+    is built (the same shuffles in numpy otherwise), so the answer depends on
+    neither the number of cores nor the extension.
     The pair (i, j) gets ``p = (#{range >= |mean_i - mean_j|} + 1) / (B + 1)``,
     which controls the family-wise error over all pairs at once (the maximum
     over systems is what makes it a Tukey test). A relative tolerance of 1e-9
@@ -158,30 +201,10 @@ def tukey_hsd_randomized(
             f"matrix holds NaN or infinite scores (first at query row {q}, system {s})"
         )
     permutations = _positive_int("permutations", permutations)
-    n, k = x.shape
+    n = x.shape[0]
     means = x.mean(axis=0)
     differences = means[:, None] - means[None, :]
-    ranges = np.empty(permutations)
-    done = 0
-    # Keys are drawn in order on this thread (the random stream is that of
-    # within_query_permutations); sorting and averaging run on worker threads,
-    # which numpy lets run without the GIL. At most 2 blocks per worker wait.
-    workers = max(1, min(os.cpu_count() or 1, 8))
-    pending: deque = deque()
-
-    def collect() -> None:
-        nonlocal done
-        block = pending.popleft().result()
-        ranges[done : done + block.size] = block
-        done += block.size
-
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        for keys in _within_query_keys(_rng(seed), n, k, permutations):
-            pending.append(pool.submit(_block_ranges, x, keys))
-            if len(pending) > 2 * workers:
-                collect()
-        while pending:
-            collect()
+    ranges = _ranges(x, permutation_seeds(seed, permutations)).copy()
     scale = max(float(np.abs(x).sum(axis=0).max()) / n, 1e-300)
     target = np.abs(differences) - 1e-9 * scale
     ranges.sort()

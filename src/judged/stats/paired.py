@@ -458,11 +458,11 @@ def bootstrap_means(
     for idx in bootstrap_indices(_rng(seed), n, resamples):
         for start in range(0, idx.shape[0], step):
             part = idx[start : start + step]
-            rows = part.shape[0]
+            count = part.shape[0]
             for k in range(data.shape[0]):
-                np.take(data[k], part, out=gathered[:rows])
-                gathered[:rows].mean(axis=1, out=means[k, done : done + rows])
-            done += rows
+                np.take(data[k], part, out=gathered[:count])
+                gathered[:count].mean(axis=1, out=means[k, done : done + count])
+            done += count
     return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
 
 
