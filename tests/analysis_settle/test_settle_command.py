@@ -69,3 +69,17 @@ def test_bad_requests_exit_2(examples):
     assert neither.exit_code == 2 and "--qrels FILE or --judgments" in neither.output
     other = run_cli("settle", *runs, "--qrels", examples / "qrels.txt", "-m", "AP")
     assert other.exit_code == 2 and "nDCG only" in other.output
+
+
+def test_a_frozen_set_from_the_store_gives_the_same_answer_and_is_named(examples, tmp_path):
+    from judged.judgments import Store
+
+    db = tmp_path / "store.db"
+    with Store.open(str(db)) as store:
+        store.import_qrels(examples / "qrels.txt", assessor="nist")
+        store.freeze("nist")
+    runs = _runs(examples, "bm25", "dense", "naive")
+    result = run_cli("settle", *runs, "--judgments", "nist", "--db", db, "--pool", examples / "pool.tsv")
+    assert result.exit_code == 0, result.output
+    assert "order: dense > bm25 > naive (settled)" in result.output
+    assert "judgments: frozen set nist@1" in result.output
