@@ -51,6 +51,7 @@ def test_labels_and_notes_are_shown_side_by_side(sqlite_store):
 
 def test_a_decision_needs_a_note_and_a_grade_of_the_rubric(sqlite_store, examples):
     sqlite_store.add_rubric(load_rubric(examples / "rubric.toml"))
+    sqlite_store.record("q1", "d1", assessor="ana", grade=1)
     with pytest.raises(UsageError, match="needs a note"):
         sqlite_store.adjudicate("q1", "d1", 2, adjudicator="lead", note=" ")
     with pytest.raises(UsageError, match="grade 5 is not a level"):
@@ -59,6 +60,7 @@ def test_a_decision_needs_a_note_and_a_grade_of_the_rubric(sqlite_store, example
 
 
 def test_a_retried_decision_is_stored_once(sqlite_store):
+    sqlite_store.record("q1", "d1", assessor="ana", grade=1)
     ident = str(uuid.uuid4())
     first = sqlite_store.adjudicate("q1", "d1", 2, adjudicator="lead", note="why", event_id=ident)
     assert sqlite_store.adjudicate("q1", "d1", 2, adjudicator="lead", note="why", event_id=ident) == first

@@ -30,7 +30,7 @@ def frozen_db(tmp_path, examples) -> str:
     db = str(tmp_path / "judged.db")
     with Store.open(db) as store:
         store.import_qrels(examples / "qrels.txt", assessor="nist")
-        store.adjudicate("q01", "api/overview", 2, adjudicator="lead", note="overview answers it")
+        store.adjudicate("q01", "api/openapi-spec", 2, adjudicator="lead", note="the spec answers it")
         store.freeze("nist")
     return db
 

@@ -251,6 +251,18 @@ def test_freezing_refuses_open_disagreements_then_exports_qrels_that_evaluate(le
     assert "tidewater@1" in lena.client.get("/lead").text
 
 
+def test_the_freeze_form_freezes_the_effort_and_nothing_else(lena, alice, bob, store):
+    _grade_overlap(store, alice, bob)
+    for (qid, docid), grade in ((_overlap(store)[1], 2), (_overlap(store)[4], 1)):
+        store.adjudicate(qid, docid, grade, adjudicator="lena", note="decided")
+    store.record("q09", "elsewhere/doc", assessor="alice", grade=3, note="a label outside the effort")
+    store.record("q09", "elsewhere/doc", assessor="bob", grade=0)  # disagreeing, and not the effort's business
+    assert lena.post_form("/lead/freeze", {"name": "effort", "pool": "default"}).status_code == 303
+    frozen = store.judgment_set("effort@1")
+    assert sum(frozen.counts.values()) == store.pool("default").height == 42 and frozen.policy["effort"] == "default"
+    assert "elsewhere/doc" not in store.export("effort@1")[0]
+
+
 @pytest.mark.parametrize("form, status, expected", [
     ({"name": "a@b", "pool": "default", "resolve": "min"}, 422, "cannot contain '@'"),
     ({"name": "x", "pool": "nope"}, 404, "there is no pool 'nope'"),

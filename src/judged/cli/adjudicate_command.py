@@ -66,6 +66,7 @@ def set_command(qid, docid, grade, adjudicator, note, event_id, db):
       judged adjudicate set q01 changelog/2024-03 1 --adjudicator lead --note "mentions rotation only in passing"
     """
     with open_store(db) as store:
+        store.check_known(qid=qid, docid=docid)
         decided = store.adjudicate(qid, docid, grade, adjudicator=adjudicator, note=note, event_id=event_id)
     click.echo(f"#{decided.seq} {qid} {docid}: grade {decided.grade} by {decided.adjudicator} "
                f"[event {decided.event_id}]")

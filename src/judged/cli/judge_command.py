@@ -23,9 +23,13 @@ def judge_command() -> None:
 @click.option("--note", help="A note kept with the judgment.")
 @click.option("--rubric", help="The rubric judged against, NAME[@VERSION] (default: the newest stored rubric).")
 @click.option("--event-id", help="A UUID for this event: repeating the command with it stores the event once.")
+@click.option("--new-assessor", is_flag=True, help="ASSESSOR is new to the store (else an unknown name is refused).")
 @db_option
-def record_command(qid, docid, grade, assessor, cannot_judge, note, rubric, event_id, db):
+def record_command(qid, docid, grade, assessor, cannot_judge, note, rubric, event_id, new_assessor, db):
     """Record ASSESSOR's GRADE of document DOCID for query QID (a re-grade is a new event).
+
+    A query, document or assessor the store does not know is refused, with the
+    names it knows that are close ("Did you mean ...?").
 
     \b
     Examples:
@@ -35,6 +39,7 @@ def record_command(qid, docid, grade, assessor, cannot_judge, note, rubric, even
     if (grade is None) == (cannot_judge is None):
         raise UsageError("give either a GRADE or --cannot-judge REASON.")
     with open_store(db) as store:
+        store.check_known(qid=qid, docid=docid, assessor=None if new_assessor else assessor)
         event = store.record(qid, docid, assessor=assessor, grade=grade, cannot_judge=cannot_judge, note=note,
                              rubric=rubric, event_id=event_id)
     what = f"grade {event.grade}" if event.kind == "grade" else f"cannot judge ({event.reason})"

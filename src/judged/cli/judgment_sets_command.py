@@ -15,8 +15,10 @@ from judged.cli.store_common import db_option, open_store, table
 @click.option("--assessor", "-a", "assessors", multiple=True, help="Only these assessors' labels (repeat).")
 @click.option("--no-adjudications", "skip_adjudications", is_flag=True, help="Ignore adjudicated grades.")
 @click.option("--pool", help="Pool to record with the set (default: the pool named default, if any).")
+@click.option("--effort", metavar="POOL",
+              help="Freeze one effort: that pool's pairs, its assessors' labels and their adjudications only.")
 @db_option
-def freeze_command(name, resolve, assessors, skip_adjudications, pool, db):
+def freeze_command(name, resolve, assessors, skip_adjudications, pool, effort, db):
     """Freeze the current labels as the next version of judgment set NAME.
 
     Adjudicated grades win; otherwise single-assessor or agreed grades; pairs
@@ -25,11 +27,12 @@ def freeze_command(name, resolve, assessors, skip_adjudications, pool, db):
     \b
     Examples:
       judged freeze tidewater
+      judged freeze tidewater-v2 --effort second-pool
       judged freeze nist-only --assessor nist
     """
     with open_store(db) as store:
         frozen = store.freeze(name, resolve=resolve, assessors=list(assessors) or None,
-                              adjudications=not skip_adjudications, pool=pool)
+                              adjudications=not skip_adjudications, pool=pool, effort=effort)
     s = frozen.judgment_set
     click.echo((f"froze {s.id}" if frozen.new else f"unchanged: {s.id} already holds these labels")
                + f" sha256:{s.content_hash}")

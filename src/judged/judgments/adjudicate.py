@@ -7,6 +7,7 @@ every assessor's label of that pair.
 
 from __future__ import annotations
 
+import difflib
 from collections import defaultdict
 
 import sqlalchemy as sa
@@ -34,6 +35,7 @@ def adjudicate(
         raise UsageError(f"grade {grade} is not a level of the rubric in force; expected one of {grades}.")
     if not isinstance(note, str) or not note.strip():
         raise UsageError("an adjudication needs a note saying why this grade.")
+    _check_pair(connection, qid, docid)
     ensure_assessors(connection, [adjudicator])
     row = {"event_id": event_id(event), "qid": qid, "docid": docid, "adjudicator": adjudicator, "grade": grade,
            "note": note, "rubric_id": rubric, "created": now()}
@@ -44,6 +46,20 @@ def adjudicate(
     elif any(stored[c] != row[c] for c in ("qid", "docid", "adjudicator", "grade", "note", "rubric_id")):
         raise UsageError(f"event id {row['event_id']} is already stored for a different adjudication.")
     return _adjudication(connection.execute(_select().where(_a.c.event_id == row["event_id"])).mappings().one())
+
+
+def _check_pair(connection: sa.Connection, qid: str, docid: str) -> None:
+    """Refuse to adjudicate a pair that is in no pool and that nobody labelled: there is nothing to settle."""
+    for table in (t.pool_members, t.judgments):
+        if connection.execute(sa.select(table.c.qid).where(table.c.qid == qid, table.c.docid == docid)
+                              .limit(1)).first() is not None:
+            return
+    known = sorted(set(connection.execute(sa.select(t.pool_members.c.docid).where(t.pool_members.c.qid == qid))
+                       .scalars()) | set(connection.execute(sa.select(t.judgments.c.docid)
+                                                            .where(t.judgments.c.qid == qid)).scalars()))
+    close = difflib.get_close_matches(docid, known, n=3)
+    hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+    raise UsageError(f"{qid} {docid} is in no pool and nobody has labelled it: there is nothing to adjudicate.{hint}")
 
 
 def latest(connection: sa.Connection) -> dict[tuple[str, str], Adjudication]:

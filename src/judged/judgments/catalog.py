@@ -8,6 +8,7 @@ immutable in the same way: change the rubric, give it a new version.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 
@@ -166,3 +167,32 @@ def ensure_assessors(connection: sa.Connection, names: Iterable[str]) -> None:
 def assessors(connection: sa.Connection) -> list[str]:
     """Every registered assessor, by name."""
     return list(connection.execute(sa.select(t.assessors.c.name).order_by(t.assessors.c.name)).scalars())
+
+
+def check_known(connection: sa.Connection, *, qid: str | None = None, docid: str | None = None,
+                assessor: str | None = None) -> None:
+    """Refuse a query, document or assessor the store does not know, with "Did you mean ...?".
+
+    A query is known when it is stored or pooled, a document likewise; an assessor when
+    they have written to the store or hold a web account. Where the store knows none of a
+    kind (labels imported without their collection), any is accepted.
+    """
+    pooled = t.pool_members
+    kinds = (
+        (qid, "query", (sa.select(t.queries.c.qid), sa.select(pooled.c.qid).distinct())),
+        (docid, "document", (sa.select(t.documents.c.docid), sa.select(pooled.c.docid).distinct())),
+        (assessor, "assessor", (sa.select(t.assessors.c.name),
+                                *((sa.select(t.metadata.tables["users"].c.name),)
+                                  if "users" in t.metadata.tables else ()))),
+    )
+    for value, what, sources in kinds:
+        if value is None:
+            continue
+        known: set[str] = set()
+        for source in sources:
+            known.update(connection.execute(source).scalars())
+        if known and value not in known:
+            close = difflib.get_close_matches(value, sorted(known), n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise UsageError(f"the store knows no {what} {value!r}.{hint}"
+                             + (" (A first label by a new assessor: --new-assessor.)" if what == "assessor" else ""))

@@ -54,17 +54,27 @@ class Frozen:
 
 def freeze(
     connection: sa.Connection, name: str, *, pool: str | None, resolve: str = "refuse",
-    assessors: list[str] | None = None, adjudications: bool = True,
+    assessors: list[str] | None = None, adjudications: bool = True, effort: str | None = None,
 ) -> Frozen:
-    """Freeze the current labels as the next version of ``name``; see the module docstring."""
+    """Freeze the current labels as the next version of ``name``; see the module docstring.
+
+    ``effort`` (a pool with assignments) freezes that effort only: its pooled pairs, labelled by its
+    assessors (unless ``assessors`` names others), and the adjudications of those pairs.
+    """
     check_id(name, "a judgment set name")
     if "@" in name:
         raise UsageError(f"a judgment set name cannot contain '@' (it separates the version). Got {name!r}.")
     check_resolve(resolve)
     lock(connection, "judgment_sets")  # concurrent freezes queue up (an advisory lock: no table privilege needed)
+    if effort is not None:
+        if pool not in (None, effort):
+            raise UsageError(f"an effort is frozen with its own pool; got --effort {effort} and --pool {pool}.")
+        pool = effort
+        assessors = assessors or _assignees(connection, effort)
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
-    rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled)
+    rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled,
+                           only=pooled if effort is not None else None)
     if not any(row["grade"] is not None for row in rows):
         who = f" by {', '.join(assessors)}" if assessors else ""
         raise UsageError(f"nothing to freeze: no grade has been recorded{who}.")
@@ -77,7 +87,7 @@ def freeze(
         "pool_runs": [{"run": r.run, "sha256": r.run_sha256, "depth": r.depth, "ties": r.ties, "step": r.step}
                       for r in pool_runs(connection, pool)] if pool else [],
         "policy": {"resolve": resolve, "assessors": sorted(assessors) if assessors else None,
-                   "adjudications": adjudications},
+                   "adjudications": adjudications, **({"effort": effort} if effort is not None else {})},
     }
     previous = _latest(connection, name)
     if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):
@@ -119,13 +129,31 @@ def _pool_name(connection: sa.Connection, pool: str | None) -> str | None:
     return exists
 
 
-def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set) -> tuple[list[dict], set]:
-    """One row per pair (its grade or ``None``, how it was decided, whether pooled), and the rubrics of the grades."""
+def _assignees(connection: sa.Connection, pool: str) -> list[str]:
+    """The assessors assigned pairs of ``pool``; an effort without any cannot be frozen."""
+    found = sorted(set(connection.execute(
+        sa.select(t.assignments.c.assessor).where(t.assignments.c.pool == pool)).scalars()))
+    if not found:
+        raise UsageError(f"pool {pool!r} has no assessors assigned, so there is no effort to freeze; "
+                         "assign it with `judged assign`, or freeze labels with --pool.")
+    return found
+
+
+def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set,
+           only: set | None = None) -> tuple[list[dict], set]:
+    """One row per pair (its grade or ``None``, how it was decided, whether pooled), and the rubrics of the grades.
+
+    ``only``: the pairs to decide (an effort's pool); ``None``: every labelled, adjudicated or pooled pair.
+    """
     grades: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     cannot: set[tuple[str, str]] = set()
     rubrics: set[str | None] = set()
     decided = latest(connection) if adjudications else {}
+    if only is not None:
+        decided = {pair: a for pair, a in decided.items() if pair in only}
     for e in current_events(connection, assessors):
+        if only is not None and (e.qid, e.docid) not in only:
+            continue
         if e.kind != "grade":
             cannot.add((e.qid, e.docid))
             continue

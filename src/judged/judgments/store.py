@@ -221,6 +221,19 @@ class Store:
 
     # -- the judgment log ---------------------------------------------------------------------
 
+    def check_known(self, *, qid: str | None = None, docid: str | None = None, assessor: str | None = None) -> None:
+        """Refuse a query, document or assessor the store does not know, with "Did you mean ...?".
+
+        >>> store = Store.open("sqlite://")
+        >>> store.add_queries([Query("q01", "rotate api keys")])
+        1
+        >>> store.check_known(qid="q1")
+        Traceback (most recent call last):
+        judged.errors.UsageError: the store knows no query 'q1'. Did you mean 'q01'?
+        """
+        with self._read() as connection:
+            catalog.check_known(connection, qid=qid, docid=docid, assessor=assessor)
+
     def record(
         self, qid: str, docid: str, *, assessor: str, grade: int | None = None, cannot_judge: str | None = None,
         note: str | None = None, rubric: str | None = None, event_id: str | None = None,
@@ -382,9 +395,11 @@ class Store:
 
     def freeze(
         self, name: str, *, resolve: str = "refuse", assessors: Sequence[str] | None = None,
-        adjudications: bool = True, pool: str | None = None,
+        adjudications: bool = True, pool: str | None = None, effort: str | None = None,
     ) -> sets.Frozen:
         """Freeze the current labels as the next version of the set ``name`` (see :mod:`~judged.judgments.freeze`).
+
+        ``effort`` names a pool with assignments: only its pairs, its assessors' labels and their adjudications.
 
         >>> store = Store.open("sqlite://")
         >>> _ = store.record("q1", "d1", assessor="nist", grade=1)
@@ -400,7 +415,8 @@ class Store:
         """
         with self._write(snapshot=True) as connection:  # the labels it freezes, read as of one moment
             return sets.freeze(connection, name, pool=pool, resolve=resolve,
-                               assessors=list(assessors) if assessors else None, adjudications=adjudications)
+                               assessors=list(assessors) if assessors else None, adjudications=adjudications,
+                               effort=effort)
 
     def judgment_set(self, spec: str) -> JudgmentSet:
         """The frozen set ``NAME@VERSION`` (``NAME``: its newest version)."""

@@ -156,7 +156,7 @@ def adjudicate(request: Request, user: _LeadPost, qid: str = Form(max_length=512
 @router.post("/lead/freeze")
 def freeze(request: Request, user: _LeadPost, name: str = Form(max_length=200), pool: str = Form(max_length=512),
            resolve: str = Form("refuse", max_length=200)) -> Response:
-    """Freeze the effort's labels (its assessors' grades and every adjudication) as the next version of ``name``."""
+    """Freeze the effort (its pool's pairs, its assessors' grades, their adjudications) as version n+1 of ``name``."""
     state = request.app.state
     if pool not in state.worklist.pools():
         raise ApiError(404, "not_found", f"there is no pool {pool!r}")
@@ -164,15 +164,18 @@ def freeze(request: Request, user: _LeadPost, name: str = Form(max_length=200), 
     if not assessors:
         raise ApiError(409, "conflict", f"pool {pool!r} has no assessors assigned, so there is nothing to freeze")
     if resolve == "refuse":
-        _refuse_open_disagreements(state.store, set(assessors))
-    frozen = state.store.freeze(name, resolve=resolve, assessors=assessors, pool=pool)
+        _refuse_open_disagreements(state.store, set(assessors), {(a.qid, a.docid) for a in
+                                                                 state.worklist.assignments(pool)})
+    frozen = state.store.freeze(name, resolve=resolve, effort=pool)
     return RedirectResponse(f"/lead/sets/{quote(frozen.judgment_set.id, safe='/@')}", status_code=303)
 
 
-def _refuse_open_disagreements(store, assessors: set[str]) -> None:
-    """409 when the effort's assessors disagree on a pair no one has adjudicated (freezing would refuse it)."""
+def _refuse_open_disagreements(store, assessors: set[str], pairs: set[tuple[str, str]]) -> None:
+    """409 when the effort's assessors disagree on one of its pairs no one has adjudicated (freezing would refuse)."""
     open_pairs = []
     for d in store.disagreements(min_diff=1):
+        if (d.qid, d.docid) not in pairs:
+            continue
         grades = [label.grade for label in d.labels if label.assessor in assessors and label.grade is not None]
         if len(set(grades)) > 1:
             open_pairs.append(f"{d.qid} {d.docid}")
