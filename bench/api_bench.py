@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -107,13 +108,14 @@ def child(args: argparse.Namespace) -> None:
         runs = []
     call = evaluation(args.tool, args.case, run, qrels, runs)
     call()  # warm: imports, lazy loading and ranx's numba compilation are not what is measured
-    times = []
+    times, cpu = [], []
     for _ in range(args.repeat):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         call()
         times.append(time.perf_counter() - start)
+        cpu.append(time.process_time() - start_cpu)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": statistics.median(times), "peak_mb": peak}))
+    print(json.dumps({"seconds": statistics.median(times), "cpu": statistics.median(cpu), "peak_mb": peak}))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -133,7 +135,10 @@ def main(argv: list[str] | None = None) -> None:
         return
     passed = [f"--{k.replace('_', '-')}={v}" for k, v in vars(args).items()
               if k in ("queries", "depth", "runs", "many_lines", "repeat", "seed")]
-    print("| case | tool | seconds | vs pytrec_eval | peak MB |\n|---|---|---|---|---|")
+    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; CPU = user + system seconds of the "
+          "process (all its threads)")
+    print("| case | tool | seconds | vs pytrec_eval | CPU s | vs pytrec_eval (CPU) | peak MB |\n"
+          "|---|---|---|---|---|---|---|")
     for case in args.cases.split(","):
         rows = {}
         for tool in TOOLS[case]:
@@ -141,7 +146,7 @@ def main(argv: list[str] | None = None) -> None:
                                   capture_output=True, text=True)
             if done.returncode:
                 rows[tool] = None
-                print(f"| {case} | {tool} | failed: {done.stderr.strip().splitlines()[-1]} | | |")
+                print(f"| {case} | {tool} | failed: {done.stderr.strip().splitlines()[-1]} | | | | |")
                 continue
             rows[tool] = json.loads(done.stdout.strip().splitlines()[-1])
         base = rows.get("pytrec_eval") or (_pytrec_dicts(passed) if case in ("polars", "pandas") else None)
@@ -149,7 +154,9 @@ def main(argv: list[str] | None = None) -> None:
             if row is None:
                 continue
             speedup = f"{base['seconds'] / row['seconds']:.2f}x" if base else ""
-            print(f"| {case} | {tool} | {row['seconds']:.3f} | {speedup} | {row['peak_mb']:.0f} |")
+            cpu_speedup = f"{base['cpu'] / row['cpu']:.2f}x" if base else ""
+            print(f"| {case} | {tool} | {row['seconds']:.3f} | {speedup} | {row['cpu']:.3f} | {cpu_speedup} | "
+                  f"{row['peak_mb']:.0f} |")
 
 
 def _pytrec_dicts(passed: list[str]) -> dict | None:
