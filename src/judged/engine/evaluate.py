@@ -141,15 +141,16 @@ class QueryValues:
     queries, joined by :func:`merge_query_values` in between. ``qids`` are the judged
     queries; ``raw`` holds each measure's kernel value per qid (NaN where a
     query has no relevant judgment), ``missing`` marks queries the run did not
-    answer, ``coverage`` maps each cutoff to per-query (unjudged, retrieved,
-    tied across the cutoff) counts under the first measure's ranking, and
+    answer, ``coverage`` maps each (tie order, cutoff) of
+    :func:`coverage_keys` to per-query (unjudged, retrieved, tied across the
+    cutoff) counts in that ranking's top k, and
     ``run_only`` counts run queries without judgments.
     """
 
     qids: tuple[str, ...]
     raw: dict[Measure, np.ndarray]
     missing: np.ndarray
-    coverage: dict[int, np.ndarray]
+    coverage: dict[tuple[str, int], np.ndarray]
     run_only: int
 
 
