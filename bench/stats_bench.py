@@ -62,17 +62,15 @@ def time_judged(n: int, permutations: int, label: str = "") -> list[tuple[str, s
         return f"{label}, {_load()}" if label else _load()
 
     rows = []
-    started = note()
-    t = time.perf_counter()
+    started, t, cpu = note(), time.perf_counter(), time.process_time()
     for i, j in itertools.combinations(range(K), 2):
         randomization_test(x[:, i], x[:, j], permutations=permutations, seed=0)
-    rows.append(("judged", f"randomization_test, 45 pairs, {n:,} q, {permutations:,} perms ({started})",
-                 time.perf_counter() - t))
-    started = note()
-    t = time.perf_counter()
+    rows.append(("judged", f"randomization_test, 45 pairs, {n:,} q, {permutations:,} perms ({started}; "
+                 f"{time.process_time() - cpu:.1f} s CPU)", time.perf_counter() - t))
+    started, t, cpu = note(), time.perf_counter(), time.process_time()
     tukey_hsd_randomized(x, permutations=permutations, seed=0)
-    rows.append(("judged", f"tukey_hsd_randomized, 10 systems, {n:,} q, {permutations:,} perms ({started})",
-                 time.perf_counter() - t))
+    rows.append(("judged", f"tukey_hsd_randomized, 10 systems, {n:,} q, {permutations:,} perms ({started}; "
+                 f"{time.process_time() - cpu:.1f} s CPU)", time.perf_counter() - t))
     return rows
 
 

@@ -25,7 +25,11 @@ WinsTiesLosses(wins=6, ties=2, losses=0, tolerance=0.0)
 
 from __future__ import annotations
 
+import os
+import queue
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from statistics import NormalDist
 
@@ -215,16 +219,16 @@ def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool 
     last = np.uint8((0xFF << (8 * groups - n)) & 0xFF)  # the bits of the last byte that are queries
     sums = np.empty(permutations)
     flips = np.zeros(permutations)
-    # Byte-major buffers (bytes x draws), reused across blocks: consecutive lookups read one 2 KiB row of the
-    # table, which stays in cache, where draw-major order would sweep the whole table for every draw.
-    packed = index = gathered = np.empty((groups, 0))
-    done = 0
-    for raw in sign_flip_bytes(_rng(seed), n, permutations):
+    # Byte-major buffers (bytes x draws), one set per worker, reused across blocks: consecutive lookups read one
+    # 2 KiB row of the table, which stays in cache, where draw-major order would sweep the whole table per draw.
+    spare: queue.SimpleQueue = queue.SimpleQueue()
+
+    def block(raw: np.ndarray, done: int) -> None:
         rows = raw.shape[0]
+        packed, index, gathered = spare.get()
         if index.shape[1] != rows:  # all blocks but the last have the same size
-            packed = np.empty((groups, rows), dtype=np.uint8)
-            index = np.empty((groups, rows), dtype=np.intp)
-            gathered = np.empty((groups, rows))
+            packed, index, gathered = (np.empty((groups, rows), dtype=np.uint8),
+                                       np.empty((groups, rows), dtype=np.intp), np.empty((groups, rows)))
         packed[...] = raw.T
         np.add(packed, offsets, out=index)
         np.take(table, index, out=gathered)
@@ -232,7 +236,30 @@ def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool 
         if counts:
             raw[:, -1] &= last
             flips[done : done + rows] = np.bitwise_count(raw).sum(axis=1, dtype=np.int64)
-        done += rows
+        spare.put((packed, index, gathered))
+
+    # The signs are drawn in order on this thread (the random stream does not depend on the workers); the
+    # lookups and sums, which numpy runs without the GIL, on up to one worker a core, at most 2 blocks each ahead.
+    blocks = -(-permutations // max(1, CHUNK_ELEMENTS // max(n, 1)))
+    workers = max(1, min(os.cpu_count() or 1, 4, blocks))
+    for _ in range(workers):
+        spare.put((np.empty((groups, 0), dtype=np.uint8), np.empty((groups, 0), dtype=np.intp),
+                   np.empty((groups, 0))))
+    done = 0
+    if workers == 1:
+        for raw in sign_flip_bytes(_rng(seed), n, permutations):
+            block(raw, done)
+            done += raw.shape[0]
+    else:
+        pending: deque = deque()
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            for raw in sign_flip_bytes(_rng(seed), n, permutations):
+                pending.append(pool.submit(block, raw, done))
+                done += raw.shape[0]
+                if len(pending) > 2 * workers:
+                    pending.popleft().result()
+            while pending:
+                pending.popleft().result()
     return SignFlips(differences=d, flipped_sums=sums, flipped_counts=flips, seed=seed)
 
 
