@@ -225,6 +225,11 @@ def test_runs_sharing_a_name_are_told_apart(tmp_path):
     copy.write_text(RUNS[0].read_text())
     text = judged.report([RUNS[0], copy], EXAMPLES / "qrels.txt", permutations=99, resamples=99)
     assert f"bm25 ({RUNS[0]})" in text and f"bm25 ({copy})" in text
+    with pytest.raises(judged.UsageError, match="baseline 'bm25' names 2 runs"):
+        judged.report([RUNS[0], copy], EXAMPLES / "qrels.txt", baseline="bm25", permutations=99, resamples=99)
+    chosen = judged.report([RUNS[0], copy], EXAMPLES / "qrels.txt", baseline=f"bm25 ({copy})", permutations=99,
+                           resamples=99)
+    assert f"baseline bm25 ({copy})" in chosen
 
 
 def test_cli_writes_the_file_atomically_and_checks_its_options(tmp_path):
