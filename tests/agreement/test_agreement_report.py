@@ -168,11 +168,11 @@ def test_qrels_grade_outside_the_rubric_is_located(tmp_path):
 
 def _pair_result(n_agree: int, n_off: int, resamples: int = 200):
     rows = []
-    for i in range(n_agree):
+    for i in range(n_agree):  # spread over ten queries: the interval resamples queries
         g = i % 4
-        rows += [("q", f"d{i}", "x", g), ("q", f"d{i}", "y", g)]
+        rows += [(f"q{i % 10}", f"d{i}", "x", g), (f"q{i % 10}", f"d{i}", "y", g)]
     for i in range(n_off):
-        rows += [("q", f"e{i}", "x", 0), ("q", f"e{i}", "y", 3)]
+        rows += [(f"q{i % 10}", f"e{i}", "x", 0), (f"q{i % 10}", f"e{i}", "y", 3)]
     return agreement(_labels(rows), grades=range(4), resamples=resamples)
 
 
@@ -193,6 +193,14 @@ def test_gate_fails_on_too_few_pairs_and_on_low_kappa():
     # the same data clears a threshold just below its kappa; 0-vs-3 disagreements weigh most when linear
     assert gate(_pair_result(200, 150), min_kappa=low.checks[0].kappa.value - 0.01).passed
     assert low.checks[0].kappa.value < gate(_pair_result(200, 150), weights="unweighted").checks[0].kappa.value
+
+
+def test_agreement_on_one_query_is_never_settled():
+    rows = [("q", f"d{i}", who, i % 4) for i in range(300) for who in ("x", "y")]
+    result = agreement(_labels(rows), grades=range(4), resamples=200)
+    g = gate(result, min_pairs=10, min_kappa=0.5)
+    assert result.kappa("linear").value == 1.0 and math.isnan(result.kappa("linear").low)
+    assert g.passed and not g.checks[0].settled
 
 
 def test_gate_warns_when_the_interval_reaches_below_the_threshold():

@@ -5,7 +5,9 @@ Every pair of assessors that graded pairs in common is checked: at least
 default) of at least ``min_kappa``. The gate passes only when every such
 pair passes; an undefined kappa fails. The verdict says, in plain words,
 what to do next. A kappa that clears the threshold while its interval
-reaches below it passes with a warning: more overlap would settle it.
+(which resamples queries) reaches below it, or has no interval because all
+the pairs come from one query, passes with a warning: more overlap would
+settle it.
 """
 
 from __future__ import annotations
@@ -74,14 +76,15 @@ def gate(result: Agreement, *, min_pairs: int = 300, min_kappa: float = 0.6, wei
 def _check(p: AssessorPair, min_pairs: int, min_kappa: float, weights: str) -> GateCheck:
     kappa = p.kappa(weights)
     ok = not math.isnan(kappa.value) and kappa.value >= min_kappa
-    settled = ok and not (kappa.low < min_kappa)
+    # the query-resampled interval must clear the threshold; asked for (resamples) but absent (one query): not settled
+    settled = ok and (kappa.low >= min_kappa if kappa.resamples else True)
     return GateCheck(p.first, p.second, p.pairs, p.pairs >= min_pairs, kappa, ok, settled)
 
 
 def _verdict(checks: tuple[GateCheck, ...], min_pairs: int, min_kappa: float, weights: str) -> str:
     if not checks:
         return ("FAIL: no pair was graded by two assessors, so agreement cannot be measured. Have two assessors "
-                "grade the same pairs (the first 30 queries of the pool) before judging the rest.")
+                "grade the same pairs (the overlap queries `judged assign` samples) before judging the rest.")
     sentences = []
     for c in checks:
         who = f"{c.first} and {c.second}"
@@ -91,7 +94,10 @@ def _verdict(checks: tuple[GateCheck, ...], min_pairs: int, min_kappa: float, we
             continue
         if c.kappa_ok:
             agree = f"{who} agree well beyond chance: {figure}, at least {min_kappa:g}"
-            if not c.settled:
+            if not c.settled and math.isnan(c.kappa.low):
+                agree += (", but with every pair from one query there is no interval across queries, so the "
+                          "agreement is not settled yet")
+            elif not c.settled:
                 agree += f", but the interval reaches below {min_kappa:g}, so the agreement is not settled yet"
         else:
             agree = (f"{who} agree too little: {figure}, below {min_kappa:g}. Rewrite the rubric where they "

@@ -72,6 +72,7 @@ def compare_pair(coded: CodedLabels, i: int, j: int, *, resamples: int, seed: in
     k = len(coded.grades)
     confusion = confusion_matrix(a, b, k)
     agreed = int(np.trace(confusion))
+    qids = np.asarray(coded.qids, dtype=object)[both]
     return AssessorPair(
         first=coded.assessors[i],
         second=coded.assessors[j],
@@ -79,9 +80,10 @@ def compare_pair(coded: CodedLabels, i: int, j: int, *, resamples: int, seed: in
         pairs=len(a),
         agreed=agreed,
         raw=agreed / len(a) if len(a) else float("nan"),
-        kappas=kappas(a, b, coded.grades, resamples=resamples, seed=seed, confidence=confidence),
+        kappas=kappas(a, b, coded.grades, resamples=resamples, seed=seed, confidence=confidence,
+                      clusters=np.unique(qids.astype(str), return_inverse=True)[1] if len(qids) else None),
         confusion=confusion,
-        per_query=_per_query(np.asarray(coded.qids, dtype=object)[both], a, b, k),
+        per_query=_per_query(qids, a, b, k),
         per_grade=_per_grade(confusion, coded.grades),
     )
 

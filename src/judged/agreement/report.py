@@ -49,7 +49,8 @@ def agreement(labels, *, grades, resamples: int = 2000, seed: int = 0, confidenc
     """Agreement of the assessors in ``labels`` (columns qid, docid, assessor, grade) over the domain ``grades``.
 
     ``grades`` is a :class:`~judged.rubric.Rubric` or the list of its grades; every grade of it counts,
-    used or not. Kappa intervals are percentile bootstraps over pairs, seeded by ``seed``.
+    used or not. Kappa intervals are percentile bootstraps over queries (each with all its pairs), seeded
+    by ``seed``.
 
     >>> import polars as pl
     >>> labels = pl.DataFrame({"qid": ["q1"] * 8, "docid": list("abcdabcd"),
