@@ -369,8 +369,11 @@ def wilcoxon(a, b) -> Wilcoxon:
 
     Conventions (those of scipy's defaults): zero differences are dropped
     (``zero_method="wilcox"``), no continuity correction, two-sided, and
-    ``method="auto"`` (exact null distribution for small samples without ties
-    or zeros, the normal approximation otherwise). The statistic is the smaller
+    ``method="auto"``, whose choice depends on scipy's version (recorded in
+    every output's provenance): in scipy 1.17 the exact null distribution for
+    at most 50 differences without ties or zeros, with ties or zeros an
+    exhaustive permutation distribution up to 13 and the normal approximation
+    above. The statistic is the smaller
     of the positive and negative rank sums. When every difference is zero the
     test is undefined in scipy; here it gives ``statistic = 0, p = 1``.
 
