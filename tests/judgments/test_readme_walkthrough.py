@@ -1,0 +1,36 @@
+"""The README's store walk-through, command by command as printed, ends in a working agreement report."""
+
+from __future__ import annotations
+
+import glob
+import shlex
+import shutil
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from judged.cli import main
+
+README = Path(__file__).parents[2] / "README.md"
+
+
+def _walkthrough() -> list[list[str]]:
+    text = README.read_text()
+    block = text.split("## Judgments: the store", 1)[1].split("```\n", 2)[1]
+    return [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("judged ")]
+
+
+def test_the_readme_walkthrough_runs_and_ends_in_an_agreement_report(tmp_path, examples, monkeypatch):
+    shutil.copytree(examples, tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("JUDGED_DB", raising=False)
+    runner = CliRunner()
+    commands = _walkthrough()
+    assert commands[-1][:2] == ["judged", "agreement"]
+    for command in commands:
+        args = [part for word in command[1:] for part in (sorted(glob.glob(word)) if "*" in word else [word])]
+        result = runner.invoke(main, args)
+        expected = 3 if command[1] == "agreement" else 0  # the gate fails on purpose: 91 pairs < 300
+        assert result.exit_code == expected, (command, result.output)
+    assert "nist vs nist2: 91 pairs graded by both" in result.output
+    assert "linear kappa" in result.output and "gate (at least 300 pairs" in result.output
