@@ -156,13 +156,17 @@ def test_formats_and_measures_that_do_not_fit(files, arguments, status, message)
     assert message in result.stderr
 
 
-def test_a_nickname_notes_entries_judged_does_not_compute(files):
-    result = run_cli("-m", "all_trec", files["answered"], files["run"])
+def test_a_nickname_leaves_out_what_the_flags_make_meaningless_and_says_why(files):
+    result = run_cli("-J", "-m", "all_trec", files["answered"], files["run"])
     assert result.exit_code == 0
-    assert "not computed (judged has no such measure)" in result.stderr
-    named = run_cli("-m", "yaap", files["answered"], files["run"])
-    assert named.exit_code == 1
-    assert "judged does not compute trec_eval's 'yaap'" in named.stderr
+    assert "not computed: unj (unj under trec_eval's -J is 0 by construction" in result.stderr
+    assert not any(row[0].startswith("unj") for row in lines(result.stdout))
+    assert lines(result.stdout)[2] == ["num_ret               ", "all", "2"]  # under -J: the judged b and c
+    named = run_cli("-J", "-m", "unj", files["answered"], files["run"])
+    assert named.exit_code == 1 and "illegal measure 'unj'" in named.stderr
+    missing = run_cli("-m", "ideal_dcg", files["answered"], files["run"])
+    assert missing.exit_code == 1
+    assert "judged does not compute trec_eval's 'ideal_dcg'" in missing.stderr
 
 
 def test_version_and_help(files):

@@ -96,9 +96,11 @@ def test_unknown_measure_names_what_there_is():
     assert "ndcg_cut" in shim.supported_measures and "infAP" in shim.supported_measures
 
 
-def test_num_ret_under_judged_only_is_refused_with_the_reason():
-    with pytest.raises(UsageError, match="num_ret under trec_eval's -J counts only the judged documents"):
-        shim.RelevanceEvaluator({"q1": {"a": 1}}, {"num_ret"}, judged_docs_only_flag=True)
+def test_num_ret_under_judged_only_counts_the_judged_documents_retrieved():
+    qrels, run = {"q1": {"a": 1, "b": 0}}, {"q1": {"a": 2.0, "u": 1.5, "b": 1.0}}  # u is unjudged
+    ours = shim.RelevanceEvaluator(qrels, {"num_ret"}, judged_docs_only_flag=True).evaluate(run)
+    theirs = pytrec_eval.RelevanceEvaluator(qrels, {"num_ret"}, judged_docs_only_flag=True).evaluate(run)
+    assert ours == theirs == {"q1": {"num_ret": 2.0}}
 
 
 def test_parse_run_and_qrel_read_as_judged_reads(tmp_path):

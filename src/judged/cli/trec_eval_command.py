@@ -76,6 +76,14 @@ class TrecEvalExit(Exception):
         self.status, self.message, self.usage = status, message, usage
 
 
+class _Refused(TrecEvalExit):
+    """trec_names cannot express an entry with these parameters and flags (exit 1 when it was named)."""
+
+    def __init__(self, entry: str, params: str | None, reason: str) -> None:
+        super().__init__(1, f"illegal measure '{entry}{'.' + params if params else ''}': {reason}")
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Marked:
     """The table entries a command line marks, each with the parameters its first ``-m`` gave (or None)."""
@@ -132,7 +140,7 @@ def _evaluate(words: Sequence[str]) -> tuple[str, list[str]]:
         raise TrecEvalExit(2, f"Illegal rel_format '{options.rel_format}' (trec_eval's are {', '.join(REL_FORMATS)})")
     marked = mark_measures(options.measures or ("official",))
     notes = [f"{flag} has no effect (as in trec_eval)" for flag in options.ignored]
-    return _Evaluation(options, marked).text(notes), notes
+    return _Evaluation(options, marked, notes).text(), notes
 
 
 def mark_measures(arguments: Sequence[str]) -> Marked:
@@ -163,21 +171,21 @@ def mark_measures(arguments: Sequence[str]) -> Marked:
 class _Evaluation:
     """One command line's inputs and columns."""
 
-    def __init__(self, options: TrecEvalOptions, marked: Marked) -> None:
-        self.options, self.marked = options, marked
+    def __init__(self, options: TrecEvalOptions, marked: Marked, notes: list[str]) -> None:
+        self.options, self.marked, self.notes = options, marked, notes
         self.qrels_path, self.run_path = options.files
         self.run = _read(read_run, self.run_path)
         self.zscores: ZScores | None = _read(read_zscores, options.zscores) if options.zscores else None
 
-    def text(self, notes: list[str]) -> str:
+    def text(self) -> str:
         try:
-            columns, qids = self._columns(notes)
+            columns, qids = self._columns()
         except NoJudgedQueriesError:
             raise TrecEvalExit(7, "No queries with both results and relevance info") from None
         return render_trec_eval_columns(columns, qids, per_query=self.options.query_flag,
                                         summary=self.options.summary, zscore=self.zscores is not None)
 
-    def _columns(self, notes: list[str]) -> tuple[list[TrecColumn], list[str]]:
+    def _columns(self) -> tuple[list[TrecColumn], list[str]]:
         fmt = self.options.rel_format
         entries = self.marked.entries()
         kinds = {"qrels": set(TABLE) | {"relstring"}, "qrels_jg": set(_JUDGMENT_GROUP),
@@ -188,11 +196,8 @@ class _Evaluation:
         if wrong_format:
             raise TrecEvalExit(4, f"measure '{wrong_format[0]}' needs -R {_format_of(wrong_format[0])} judgments, "
                                f"not -R {fmt}")
-        unknown = [e for e in left_out if e in self.marked.named]
-        if unknown:
-            raise TrecEvalExit(1, f"judged does not compute trec_eval's '{unknown[0]}'")
-        if left_out:
-            notes.append("not computed (judged has no such measure): " + ", ".join(left_out))
+        if left_out:  # only named ones: every entry of trec_eval's nicknames is computed
+            raise TrecEvalExit(1, f"judged does not compute trec_eval's '{left_out[0]}'")
         if fmt == "qrels":
             by_entry, qids = self._graded(computed)
         elif fmt == "qrels_jg":
@@ -201,11 +206,19 @@ class _Evaluation:
             by_entry, qids = self._preferences(computed)
         by_entry["runid"] = [TrecColumn("runid", None, self.run.name)]
         by_entry["num_q"] = [TrecColumn("num_q", None, float(len(qids)), integer=True)]
-        return [c for e in computed for c in by_entry[e]], qids
+        return [c for e in computed if e in by_entry for c in by_entry[e]], qids
 
     def _graded(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
         qrels = _read(read_qrels, self.qrels_path)
-        named = {e: self._named(e) for e in entries if e in TABLE and e != "num_q"}
+        named = {}
+        for entry in (e for e in entries if e in TABLE and e != "num_q"):
+            try:
+                named[entry] = self._named(entry)
+            except _Refused as refused:  # through a nickname: left out with the reason, as what judged lacks
+                if entry in self.marked.named:
+                    raise
+                self.notes.append(f"not computed: {entry} ({refused.reason})")
+        entries = [e for e in entries if e in named or e not in TABLE]
         measures = list(dict.fromkeys(m for pairs in named.values() for _, m in pairs))
         by_entry: dict[str, list[TrecColumn]] = {}
         if measures:
@@ -237,7 +250,7 @@ class _Evaluation:
             return from_trec_eval(f"{table_name}.{params}" if params else table_name,
                                   rel=self.options.relevance_level, judged_only=self.options.judged_only)
         except UsageError as error:
-            raise TrecEvalExit(1, f"illegal measure '{entry}{'.' + params if params else ''}': {error}") from None
+            raise _Refused(entry, params, str(error)) from None
 
     def _check_missing(self, qids: list[str], missing: np.ndarray) -> None:
         if missing.any() and not self.options.complete:

@@ -227,9 +227,8 @@ def gain_problem(gain: Gain, cutoff: int | None) -> str | None:
 
 def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:
     params = measure.family.params
-    if judged_only and measure.name == "NumRet":
-        raise UsageError("num_ret under trec_eval's -J counts only the judged documents retrieved; judged's NumRet "
-                         "counts every retrieved document and has no unjudged=drop. Leave num_ret out, or -J.")
+    if judged_only and measure.name == "NumRet":  # -J's num_ret: the judged documents retrieved (grade >= 0)
+        return Measure("NumRelRet", measure.cutoff, rel=0, unjudged="drop")
     if judged_only and measure.name == "Unjudged":
         raise UsageError("unj under trec_eval's -J is 0 by construction: -J removes every unjudged document "
                          "before unj counts them. Leave unj out, or -J.")
