@@ -384,3 +384,20 @@ def test_interval_with_too_few_queries_is_unbounded():
     flips = sign_flips([0.9] * 4, [0.1] * 4, permutations=999)  # smallest p: 2 / 2**4 = 0.125
     ci = flips.interval(0.95)
     assert ci.low == -np.inf and ci.high == np.inf
+
+
+@pytest.mark.parametrize("data", ["tied", "continuous"])
+def test_the_tests_interval_covers_about_95_percent(data):
+    """The interval compare prints for a difference covers the true mean difference about 95% of the time."""
+    rng = np.random.default_rng(7)
+    values, probs = np.array([-0.5, 0.0, 0.5]), np.array([0.1, 0.7, 0.2])
+    reps, n = 300, 25
+    covered = 0
+    for rep in range(reps):
+        if data == "tied":
+            d, truth = rng.choice(values, size=n, p=probs), float(values @ probs)
+        else:
+            d, truth = rng.beta(2, 5, size=n) - rng.beta(3, 5, size=n), 2 / 7 - 3 / 8
+        ci = sign_flips(d, np.zeros(n), permutations=999, seed=rep).interval(0.95)
+        covered += ci.low <= truth <= ci.high
+    assert 0.90 <= covered / reps <= 0.985
