@@ -299,13 +299,12 @@ def _adjust(work: list[_Measure], correction: str, family: str,
     groups = [list(range(len(work)))] if family == "all" else [[i] for i in range(len(work))]
     adjusted: list[dict[int, float]] = [{} for _ in work]
     pairs: list[dict] = [{} for _ in work]
-    for group in groups:
-        keys = [(i, j) for i in group for j in work[i].raw]
-        for (i, j), p in zip(keys, _correct([work[i].raw[j] for i, j in keys], correction)):
-            adjusted[i][j] = p
-        keys2 = [(i, pair) for i in group for pair in work[i].pairs]
-        for (i, pair), p in zip(keys2, _correct([work[i].pairs[pair] for i, pair in keys2], correction)):
-            pairs[i][pair] = p
+    for group in groups:  # the tests against the baseline form one family, the pairs of the matrix another
+        for attribute, out in (("raw", adjusted), ("pairs", pairs)):
+            keys = [(i, key) for i in group for key in getattr(work[i], attribute)]
+            raw = [getattr(work[i], attribute)[key] for i, key in keys]
+            for (i, key), p in zip(keys, _correct(raw, correction)):
+                out[i][key] = p
     return adjusted, pairs
 
 
