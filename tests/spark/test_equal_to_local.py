@@ -65,6 +65,30 @@ BATTERY = (
     "NERR8", "NERR8@3", "NERR8(unjudged=drop,ties=input)@4", "NERR9", "NERR9@3", "NERR9(unjudged=drop,ties=input)@4",
     "NERR10", "NERR10(p=0.5)@3", "NERR10(unjudged=drop,ties=input)", "NERR11", "NERR11(T=2)@3",
     "NERR11(unjudged=drop,ties=input)",
+    # trec_eval's other families
+    "GMAP", "GMAP(unjudged=drop,ties=input)@3", "GMAP(ties=worst,norel=1)", "GMAP(ties=best,norel=skip,rel=2)",
+    "GMBpref", "GMBpref(ties=input,norel=1)", "GMBpref(ties=worst,norel=skip)", "GMBpref(ties=best)",
+    "infAP", "infAP(unjudged=drop,ties=input)", "infAP(ties=worst,norel=1)", "infAP(ties=best,norel=skip,rel=2)",
+    "IPrec(recall=0.35)", "IPrec(unjudged=drop,ties=input,recall=0.5)", "IPrec(ties=worst,norel=1,recall=1)",
+    "IPrec(ties=best,norel=skip)",
+    "IPrec11pt", "IPrec11pt(unjudged=drop,ties=input)", "IPrec11pt(ties=worst,norel=1)",
+    "IPrec11pt(ties=best,norel=skip)",
+    "Rprec_mult(mult=0.4)", "Rprec_mult(unjudged=drop,ties=input,mult=2)", "Rprec_mult(ties=worst,norel=1)",
+    "Rprec_mult(ties=best,norel=skip)",
+    "SetAP", "SetAP(unjudged=drop,ties=input)@3", "SetAP(ties=worst,norel=1)@2", "SetAP(ties=best,norel=skip)",
+    "SetF(beta=0.5)", "SetF(unjudged=drop,ties=input)@3", "SetF(ties=worst,norel=1)@2", "SetF(ties=best,norel=skip)",
+    "RelP", "RelP(unjudged=drop,ties=input)@3", "RelP(ties=worst,norel=1)@2", "RelP(ties=best,norel=skip)@4",
+    "Utility(rel_ret=2,rel_missed=-1)", "Utility(unjudged=drop,ties=input)@3", "Utility(ties=worst)@2",
+    "Utility(ties=best)@4",
+    "NumNonRelJudgedRet", "NumNonRelJudgedRet(ties=input)@3", "NumNonRelJudgedRet(ties=worst)@2",
+    "NumNonRelJudgedRet(ties=best)@2", "NumQ", "Unjudged", "Unjudged@3",
+    "binG", "binG(unjudged=drop,ties=input)@3", "binG(ties=worst,norel=1)", "binG(ties=best,norel=skip)",
+    "G", "G(unjudged=drop,ties=input,gain=exp)", "G(ties=worst,norel=1)", "G(ties=best,norel=skip)",
+    "nDCG_rel", "nDCG_rel(unjudged=drop,ties=input)", "nDCG_rel(ties=worst,norel=1,gain={1:3})",
+    "nDCG_rel(ties=best,norel=skip)",
+    "Rndcg", "Rndcg(unjudged=drop,ties=input)", "Rndcg(ties=worst,norel=1,rel=2)", "Rndcg(ties=best,norel=skip)",
+    "nDCG_p", "nDCG_p(unjudged=drop,ties=input)", "nDCG_p(ties=worst,norel=1)", "nDCG_p(ties=best,norel=skip)",
+    "yaap", "yaap(unjudged=drop,ties=input)", "yaap(ties=worst,rel=2)", "yaap(ties=best)",
 )
 
 QIDS = ("q1", "q2", "Q3", "q10", "q4", "é5", "q6", "q7")
@@ -111,7 +135,9 @@ def measures(draw):
     choices = {"gain": gains(), "rel": st.integers(-1, 4), "ideal": st.sampled_from(IDEALS),
                "unjudged": st.sampled_from(UNJUDGED), "ties": st.sampled_from(family.ties),
                "norel": st.sampled_from(NORELS), "p": st.floats(0.05, 0.95), "T": st.floats(0.25, 4),
-               "max_rel": st.sampled_from((3, "query"))}
+               "max_rel": st.sampled_from((3, "query")), "beta": st.floats(0, 4), "recall": st.floats(0, 1),
+               "mult": st.floats(0, 3), "rel_ret": st.floats(-3, 3), "nonrel_ret": st.floats(-3, 3),
+               "rel_missed": st.floats(-3, 3)}
     if "max_rel" in family.params:  # gains scaled to [0, 1]: a map that is not monotone is refused
         choices["gain"] = st.sampled_from((Gain("linear"), Gain("exp")))
     return Measure(family.name, cutoff, **{p: draw(choices[p]) for p in family.params})
@@ -171,7 +197,9 @@ def registry_measures() -> list[Measure]:
     without a cutoff where the family takes one."""
     values = {"gain": (Gain("linear"), Gain("exp"), Gain("map", ((0, 0.5), (1, 1.0), (2, 3.5), (3, 2.0)))),
               "rel": (-1, 0, 1, 2, 3), "ideal": IDEALS, "unjudged": UNJUDGED, "norel": NORELS,
-              "p": (0.5, 0.9), "T": (0.5, 2.0), "max_rel": ("query", 3)}
+              "p": (0.5, 0.9), "T": (0.5, 2.0), "max_rel": ("query", 3), "beta": (0.0, 2.0),
+              "recall": (0.0, 0.35, 1.0), "mult": (0.2, 2.0), "rel_ret": (2.0,), "nonrel_ret": (-0.5,),
+              "rel_missed": (-1.0,)}
     scaled_gains = (Gain("linear"), Gain("exp"), Gain("map", ((1, 0.5), (2, 1.0), (3, 2.0))))  # monotone
     wanted = []
     for family in all_families():
