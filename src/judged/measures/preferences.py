@@ -110,6 +110,20 @@ class QueryPreferences:
             total[np.ix_(g.ranks, g.ranks)] += g.prefers
         return total
 
+    @cached_property
+    def pair_shares(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every document pair some group has a preference on: its area (1 both retrieved, 2 one, 3 neither) and
+        the share of those groups' preferences the ranking fulfils (0 in area 3), area by area and in row order
+        within an area, the order trec_eval sums them in."""
+        counts, r = self.pair_counts, self.judged_retrieved
+        either = counts + counts.T
+        retrieved = np.arange(self.judged) < r
+        area = 3 - retrieved[:, None].astype(np.int64) - retrieved[None, :]
+        i, j = np.nonzero(np.triu(either > 0, k=1))  # i < j: i ranks above j, or is the one retrieved
+        order = np.argsort(area[i, j], kind="stable")
+        i, j = i[order], j[order]
+        return area[i, j], np.where(area[i, j] < 3, counts[i, j] / np.maximum(either[i, j], 1), 0.0)
+
 
 def _group(jg: str, rows: list[Row], rank: dict[str, int]) -> Group:
     """A judgment group from its lines: equivalence classes when it has one sub-group, else a closed relation."""
@@ -201,20 +215,11 @@ def _pairs(query: QueryPreferences, areas: int) -> float:
     """prefs_pair: the mean over document pairs of the share of groups whose preference on the pair is fulfilled.
 
     ``areas`` 1 takes pairs of retrieved documents, 2 also pairs with one
-    retrieved, 3 also pairs with neither (they count, never fulfilled). Pairs
-    are summed area by area, each in row order, as trec_eval sums them.
+    retrieved, 3 also pairs with neither (they count, never fulfilled).
     """
-    counts, r = query.pair_counts, query.judged_retrieved
-    either = counts + counts.T
-    retrieved = np.arange(query.judged) < r
-    area = 3 - retrieved[:, None].astype(np.int64) - retrieved[None, :]
-    i, j = np.nonzero(np.triu(either > 0, k=1) & (area <= areas))  # i < j: i ranks above j, or alone is retrieved
-    if not len(i):
-        return 0.0
-    order = np.argsort(area[i, j], kind="stable")
-    i, j = i[order], j[order]
-    shares = np.where(area[i, j] < 3, counts[i, j] / either[i, j], 0.0)
-    return float(np.cumsum(shares)[-1] / len(i))
+    area, shares = query.pair_shares
+    taken = int(np.searchsorted(area, areas, side="right"))
+    return float(np.cumsum(shares[:taken])[-1] / taken) if taken else 0.0
 
 
 def _avgjg_rnonrel(query: QueryPreferences, retrieved_only: bool) -> float:
