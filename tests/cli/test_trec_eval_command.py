@@ -6,6 +6,8 @@ here each option is checked on a collection small enough to work out by hand.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from click.testing import CliRunner
 
@@ -202,3 +204,26 @@ def test_preferences_worked_example(files):
     assert (got["prefs_simp"], got["prefs_simp_ret"], got["prefs_simp_imp"]) == ("0.6667", "0.0000", "0.6667")
     # R = 2 relevant (a, b) >= N = 1 non-relevant: (2 + rel_ret 2 * (2 - 1)) / (3 + R 2 * (2 - 1)) = 4/5
     assert got["prefs_avgjg_Rnonrel"] == "0.8000"
+
+
+def test_fractional_gains_order_the_ideal_list_by_the_exact_gain(files):
+    """trec_eval compares gains through an int (0.5, 0.7 and 0.9 all compare as 0), judged by value."""
+    qrels, run = files["dir"] / "graded", files["dir"] / "grun"
+    qrels.write_text("q1 0 a 1\nq1 0 b 2\nq1 0 c 3\n")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq1 Q0 c 3 1 t\n")
+    result = run_cli("-m", "ndcg.1=0.5,2=0.7,3=0.9", qrels, run)
+    dcg = 0.5 + 0.7 / math.log2(3) + 0.9 / 2
+    ideal = 0.9 + 0.7 / math.log2(3) + 0.5 / 2
+    assert lines(result.stdout) == [["ndcg_1=0.5,2=0.7,3=0.9", "all", f"{dcg / ideal:6.4f}"]]  # 0.8743
+
+
+def test_a_query_whose_grades_are_all_negative_scores_like_one_without_relevant_documents(files):
+    """trec_eval stops on such a query ("Can't calculate measure"); judged scores it."""
+    qrels, run = files["dir"] / "pooled", files["dir"] / "prun"
+    qrels.write_text("q1 0 a -1\nq1 0 b -2\nq2 0 c 1\n")
+    run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 3 t\n")
+    result = run_cli("-q", "-m", "map", "-m", "ndcg", "-m", "relstring", qrels, run)
+    assert result.exit_code == 0, result.output
+    got = {(r[0].rstrip(), r[1]): r[2] for r in lines(result.stdout)}
+    assert (got[("map", "q1")], got[("ndcg", "q1")], got[("relstring", "q1")]) == ("0.0000", "0.0000", "'..'")
+    assert got[("map", "all")] == "0.5000"  # (0 + 1) / 2
