@@ -51,14 +51,26 @@ def bin_g(view: RankedView, measure: Measure) -> np.ndarray:
 
 
 def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Per row, the sum of ``values`` over its query's rows up to and including it (rank order).
+    """Per row, the sum of ``values`` over its query's rows up to and including it, added in rank order.
+
+    Each query is added on its own, left to right, as trec_eval adds (a query's rows padded into one row
+    of a matrix); only when padding would cost more than four times the rows does it fall back to one
+    cumulative sum less each query's start, whose rounding then grows with the sums before the query.
 
     >>> running_sums(np.array([0, 2, 3]), np.array([1.0, 2.0, 5.0])).tolist()
     [1.0, 3.0, 5.0]
     """
+    lengths = np.diff(offsets)
+    widest = int(lengths.max(initial=0))
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    columns = np.arange(len(values)) - np.repeat(offsets[:-1], lengths)
+    if len(lengths) * widest <= 4 * max(len(values), 1):
+        padded = np.zeros((len(lengths), widest))
+        padded[rows, columns] = values
+        return np.add.accumulate(padded, axis=1)[rows, columns]
     total = np.cumsum(values, dtype=np.float64)
     before = np.concatenate(([0.0], total))[offsets[:-1]]
-    return total - np.repeat(before, np.diff(offsets))
+    return total - np.repeat(before, lengths)
 
 
 class _GainWalk:
