@@ -40,6 +40,21 @@ def run_pytrec_eval(run: str, qrels: str, out: str) -> None:
     write_rows(out, ((qid, names[m], v) for qid, per_q in results.items() for m, v in per_q.items()))
 
 
+def run_pytrec_eval_all_trec(run: str, qrels: str, out: str) -> None:
+    """pytrec_eval computing every measure it supports (trec_eval's -m all_trec): ``measure qid value`` lines."""
+    import pytrec_eval
+
+    with open(qrels) as f:
+        qrel = pytrec_eval.parse_qrel(f)
+    with open(run) as f:
+        ranking = pytrec_eval.parse_run(f)
+    results = pytrec_eval.RelevanceEvaluator(qrel, pytrec_eval.supported_measures).evaluate(ranking)
+    with open(out, "w") as f:
+        for qid, per_q in results.items():
+            for measure, value in per_q.items():
+                f.write(f"{measure}\t{qid}\t{float(value)!r}\n")
+
+
 def run_ir_measures(run: str, qrels: str, out: str) -> None:
     """ir_measures: read_trec_* generators fed straight into iter_calc."""
     import ir_measures
@@ -80,6 +95,7 @@ def run_pyarrow_floor(run: str, qrels: str, out: str) -> None:
 
 TOOLS: dict[str, Callable[[str, str, str], None]] = {
     "pytrec_eval": run_pytrec_eval,
+    "pytrec_eval_all_trec": run_pytrec_eval_all_trec,
     "ir_measures": run_ir_measures,
     "ranx": run_ranx,
     "pyarrow_floor": run_pyarrow_floor,

@@ -38,6 +38,8 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 MEASURES = ("nDCG@10", "AP", "RR", "P@10", "R@100")
 TOOLS = ("judged", "pytrec_eval", "ir_measures", "ranx", "trec_eval", "pyarrow_floor")
+#: Every measure: judged's drop-in trec_eval, trec_eval and pytrec_eval each computing all they can (not by default).
+ALL_TREC_TOOLS = ("judged_all_trec", "trec_eval_all_trec", "pytrec_eval_all_trec")
 PACKAGES = ("judged", "pytrec-eval-terrier", "ir-measures", "ranx", "numba", "pyarrow", "numpy")
 TREC_EVAL_MEASURES = ("ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100")
 
@@ -60,7 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--depth", type=int, default=1_000, help="documents per query")
     parser.add_argument("--seed", type=int, default=20240601)
     parser.add_argument("--repeat", type=int, default=3, help="timed runs per tool (median reported)")
-    parser.add_argument("--tools", default=",".join(TOOLS), help=f"comma-separated subset of {','.join(TOOLS)}")
+    parser.add_argument("--tools", default=",".join(TOOLS),
+                        help=f"comma-separated subset of {','.join(TOOLS + ALL_TREC_TOOLS)}")
     parser.add_argument("--data-dir", type=Path, default=BENCH / "data", help="cache of generated collections")
     parser.add_argument("--judged-cmd", default=None,
                         help="command that starts the judged CLI (default: the `judged` script beside "
@@ -69,7 +72,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--markdown", action="store_true", help="print the table as Markdown")
     args = parser.parse_args(argv)
     args.tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    unknown = set(args.tools) - set(TOOLS)
+    unknown = set(args.tools) - set(TOOLS + ALL_TREC_TOOLS)
     if unknown:
         parser.error(f"unknown tools: {', '.join(sorted(unknown))}")
     return args
@@ -115,11 +118,15 @@ def tool_command(tool: str, run: Path, qrels: Path, out: Path,
         measures = [arg for m in MEASURES for arg in ("-m", m)]
         return [*prefix, "eval", str(run), "--qrels", str(qrels), *measures,
                 "--per-query", "--no-judged", "--format", "tsv", "-o", str(out)], env, False
-    if tool == "trec_eval":
-        exe = shutil.which("trec_eval")
+    if tool == "judged_all_trec":
+        prefix, env = judged_command(judged_cmd)
+        return [*prefix, "trec_eval", "-q", "-c", "-m", "all_trec", str(qrels), str(run)], env, True
+    if tool in ("trec_eval", "trec_eval_all_trec"):
+        exe = os.environ.get("TREC_EVAL") or shutil.which("trec_eval")
         if exe is None:
             return None
-        measures = [arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)]
+        measures = ([arg for m in TREC_EVAL_MEASURES for arg in ("-m", m)] if tool == "trec_eval"
+                    else ["-c", "-m", "all_trec"])
         return [exe, "-q", *measures, str(qrels), str(run)], {}, True
     return [sys.executable, str(BENCH / "peers.py"), tool, str(run), str(qrels), str(out)], {}, False
 
@@ -300,6 +307,44 @@ def cross_check(results: list[Result]) -> list[str]:
     return lines or ["nothing to compare"]
 
 
+def read_trec_eval_output(path: Path) -> dict[tuple[str, str], str]:
+    """``(measure, qid) -> value text`` of trec_eval's ``-q`` output (or pytrec_eval's rows in the same order)."""
+    values = {}
+    for line in path.read_text().splitlines():
+        measure, qid, value = line.split("\t")
+        values[measure.strip(), qid] = value
+    return values
+
+
+def cross_check_all_trec(results: list[Result]) -> list[str]:
+    """judged trec_eval's -m all_trec output against trec_eval's (byte for byte) and pytrec_eval's (values)."""
+    outputs = {r.tool: r.output for r in results if r.output and r.output.exists()}
+    if "judged_all_trec" not in outputs:
+        return []
+    judged = read_trec_eval_output(outputs["judged_all_trec"])
+    lines = []
+    if "trec_eval_all_trec" in outputs:
+        same = outputs["judged_all_trec"].read_bytes() == outputs["trec_eval_all_trec"].read_bytes()
+        theirs = read_trec_eval_output(outputs["trec_eval_all_trec"])
+        differing = sorted({m for key, v in theirs.items() if judged.get(key) != v for m in [key[0]]})
+        lines.append("judged trec_eval -m all_trec vs trec_eval: " + (
+            "byte for byte identical" if same else f"measures whose lines differ: {', '.join(differing) or 'none'}"))
+    if "pytrec_eval_all_trec" in outputs:
+        reference = read_trec_eval_output(outputs["pytrec_eval_all_trec"])
+        shared = [key for key in reference if key in judged and key[0] not in ("runid", "relstring")]
+        worst: dict[str, float] = {}
+        for key in shared:
+            worst[key[0]] = max(worst.get(key[0], 0.0), abs(float(judged[key]) - float(reference[key])))
+        apart = {m: d for m, d in worst.items() if d > 5e-5}  # judged prints 4 decimals
+        lines.append(f"judged trec_eval -m all_trec vs pytrec_eval: {len(shared)} (measure, query) values in common, "
+                     f"{len(worst) - len(apart)} of {len(worst)} measures equal at 4 decimals"
+                     + (f"; apart (pytrec_eval bundles trec_eval 9, whose iprec_at_recall adds 0.9 to a level's "
+                        f"rank and truncates where trec_eval 10 rounds it): "
+                        f"{', '.join(f'{m} {d:.3g}' for m, d in sorted(apart.items()))}"
+                        if apart else ""))
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     """Generate or reuse the collection, time the selected tools, print table and cross-check."""
     args = parse_args(argv)
@@ -319,7 +364,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"{prefix}median of {args.repeat} runs; peak = max RSS of the child process\n")
         print(format_table(results, args.markdown))
         print("\ncross-check against pytrec_eval (per-query values):")
-        print("\n".join(cross_check(results)))
+        print("\n".join(cross_check(results) + cross_check_all_trec(results)))
     driver_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"\nbenchmark driver's own peak RSS: {driver_mb:.0f} MB")
 
