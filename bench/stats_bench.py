@@ -14,7 +14,9 @@ Each ranx call runs in a subprocess with a timeout so a slow peer cannot stall
 the benchmark. ``--competitors C`` times judged's two tests a second time
 with C CPU-bound processes running beside them (what losing the cores costs),
 and every row states the load average it started under, since a shared
-machine's other work moves every figure. Usage: ``python3 bench/stats_bench.py
+machine's other work moves every figure; a plain Python loop timed alone and
+beside the same competitors calibrates what the scheduler alone does to a
+CPU-bound task. Usage: ``python3 bench/stats_bench.py
 [--queries N] [--permutations B] [--ranx-queries N ...] [--timeout S]
 [--competitors C] [--skip-ranx]``.
 """
@@ -46,6 +48,15 @@ def _busy() -> None:
     """A CPU-bound competitor: spins until killed."""
     while True:
         pass
+
+
+def _plain_loop() -> tuple[str, str, float]:
+    """A pure-Python loop on one core: what the machine's scheduler alone does to a CPU-bound task (calibration)."""
+    started, t = _load(), time.perf_counter()
+    total = 0
+    for i in range(10_000_000):
+        total += i
+    return ("python", f"a plain loop of 10,000,000 additions, the calibration ({started})", time.perf_counter() - t)
 
 
 def _load() -> str:
@@ -165,6 +176,7 @@ def main() -> None:
 
     rows = time_judged(args.queries, args.permutations)
     if args.competitors:
+        rows.append(_plain_loop())
         import multiprocessing
 
         busy = [multiprocessing.Process(target=_busy, daemon=True) for _ in range(args.competitors)]
@@ -172,6 +184,9 @@ def main() -> None:
             process.start()
         try:
             rows += time_judged(args.queries, args.permutations, f"{args.competitors} CPU-bound beside it")
+            loop = _plain_loop()
+            rows.append((loop[0], loop[1].replace("calibration (", f"calibration ({args.competitors} CPU-bound "
+                                                                   "beside it, "), loop[2]))
         finally:
             for process in busy:
                 process.terminate()
