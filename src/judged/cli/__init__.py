@@ -30,6 +30,7 @@ COMMANDS = {
     "rubric": "rubric_command:rubric_command",
     "agreement": "agreement_command:agreement_command",
     "assessors": "assessors_command:assessors_command",
+    "calibrate": "calibrate_command:calibrate_command",
     "db": "db_command:db_command",
     "import": "import_command:import_command",
     "pool": "pool_command:pool_command",

@@ -36,6 +36,48 @@ def qrels_command(path, assessor, rubric, fmt, db):
                + (f", {recorded.already_stored} already stored" if recorded.already_stored else ""))
 
 
+@import_command.command("automatic")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--assessor", "-a", required=True, help="The automatic assessor's name (one per model and prompt).")
+@click.option("--model", required=True, help="The model that produced the labels, e.g. gpt-4o-2024-08-06.")
+@click.option("--prompt", "prompt", type=click.Path(dir_okay=False, exists=True),
+              help="The prompt file (its sha256 is recorded), or give --prompt-sha256.")
+@click.option("--prompt-sha256", help="The sha256 of the prompt, when the file is not at hand.")
+@click.option("--rubric", help="The stored rubric the model was given (NAME or NAME@VERSION).")
+@click.option("--param", "params", multiple=True, metavar="KEY=VALUE",
+              help="A generation parameter (repeat): temperature=0, seed=7, ...")
+@db_option
+def automatic_command(path, assessor, model, prompt, prompt_sha256, rubric, params, db):
+    """Import an automatic assessor's labels (JSON Lines: qid, docid, grade or cannot_judge, confidence,
+    rationale) with the model, prompt hash, rubric and parameters. They are marked automatic: not frozen,
+    nor in agreement, unless named.
+
+    \b
+    Example:
+      judged import automatic examples/automatic/llm-judge.jsonl -a llm-judge --model small-llm \
+          --prompt examples/automatic/prompt.txt --rubric tidewater-docs --param temperature=0
+    """
+    import hashlib
+    from pathlib import Path
+
+    from judged.errors import UsageError
+    from judged.judgments.automatic import AutomaticAssessor
+
+    if (prompt is None) == (prompt_sha256 is None):
+        raise UsageError("give the prompt as --prompt FILE or --prompt-sha256 HEX.")
+    digest = hashlib.sha256(Path(prompt).read_bytes()).hexdigest() if prompt else prompt_sha256.lower()
+    parameters = {}
+    for param in params:
+        key, sep, value = param.partition("=")
+        if not sep or not key:
+            raise UsageError(f"a parameter is KEY=VALUE. Got {param!r} instead.")
+        parameters[key] = value
+    with open_store(db) as store:
+        recorded = store.import_automatic(path, AutomaticAssessor(assessor, model, digest, parameters, rubric))
+    click.echo(f"{assessor} (automatic, {model}): {recorded.inserted} new label(s), "
+               f"{recorded.already_stored} already stored")
+
+
 @import_command.command("queries")
 @click.argument("path", type=click.Path(dir_okay=False))
 @db_option

@@ -17,8 +17,10 @@ from judged.cli.store_common import db_option, open_store, table
 @click.option("--pool", help="Pool to record with the set (default: the pool named default, if any).")
 @click.option("--effort", metavar="POOL",
               help="Freeze one effort: that pool's pairs, its assessors' labels and their adjudications only.")
+@click.option("--include-automatic", is_flag=True,
+              help="Also freeze automatic assessors' labels (the set's policy says so). Default: people's only.")
 @db_option
-def freeze_command(name, resolve, assessors, skip_adjudications, pool, effort, db):
+def freeze_command(name, resolve, assessors, skip_adjudications, pool, effort, include_automatic, db):
     """Freeze the current labels as the next version of judgment set NAME.
 
     Adjudicated grades win; otherwise single-assessor or agreed grades; pairs
@@ -32,7 +34,8 @@ def freeze_command(name, resolve, assessors, skip_adjudications, pool, effort, d
     """
     with open_store(db) as store:
         frozen = store.freeze(name, resolve=resolve, assessors=list(assessors) or None,
-                              adjudications=not skip_adjudications, pool=pool, effort=effort)
+                              adjudications=not skip_adjudications, pool=pool, effort=effort,
+                              include_automatic=include_automatic)
     s = frozen.judgment_set
     click.echo((f"froze {s.id}" if frozen.new else f"unchanged: {s.id} already holds these labels")
                + f" sha256:{s.content_hash}")

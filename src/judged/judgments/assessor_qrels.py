@@ -32,13 +32,14 @@ import polars as pl
 
 from judged.errors import UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
-from judged.judgments import adjudicate, catalog, freeze, log
+from judged.judgments import adjudicate, automatic, catalog, freeze, log
 from judged.judgments.engine import reading
 from judged.judgments.store import Store
 
 
 def assessor_labels(store: Store, assessors: Sequence[str] | None = None) -> pl.DataFrame:
-    """Current grades ``qid, docid, assessor, grade`` of ``assessors`` (default: everyone with a grade).
+    """Current grades ``qid, docid, assessor, grade`` of ``assessors`` (default: every person with a grade;
+    automatic assessors only when named).
 
     Rows come grouped by assessor, in the order named (default: by name), so
     reports list the assessors in the order the user gave them. An unknown
@@ -47,6 +48,8 @@ def assessor_labels(store: Store, assessors: Sequence[str] | None = None) -> pl.
     with reading(store.engine) as connection:
         known = catalog.assessors(connection)
         labels = log.current_labels(connection, list(assessors) if assessors else None)
+        if not assessors:
+            labels = labels.filter(~pl.col("assessor").is_in(sorted(automatic.names(connection))))
     graded = labels["assessor"].unique().sort().to_list()
     for name in assessors or ():
         if name not in known:

@@ -83,7 +83,8 @@ def check_integrity(engine: sa.Engine) -> None:
     with engine.connect() as connection:
         found = [row[0] for row in connection.exec_driver_sql("PRAGMA quick_check").fetchall()]
     if found != ["ok"]:
-        raise JudgedError(f"{display_url(engine)}: the store's file is damaged ({found[0]}); nothing was written. "
+        first = found[0].splitlines()[0] if found and found[0] else "no answer"
+        raise JudgedError(f"{display_url(engine)}: the store's file is damaged ({first}); nothing was written. "
                           "Restore it from a backup; `sqlite3 FILE .recover` may save what is left.")
 
 

@@ -33,6 +33,8 @@ from judged.errors import JudgedError, UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
+from judged.judgments.automatic import names as automatic_names
+from judged.judgments.catalog import assessors as catalog_assessors
 from judged.judgments.catalog import rubric_id, rubric_spec
 from judged.judgments.chain import lock
 from judged.judgments.log import current_events
@@ -55,11 +57,13 @@ class Frozen:
 def freeze(
     connection: sa.Connection, name: str, *, pool: str | None, resolve: str = "refuse",
     assessors: list[str] | None = None, adjudications: bool = True, effort: str | None = None,
+    include_automatic: bool = False,
 ) -> Frozen:
     """Freeze the current labels as the next version of ``name``; see the module docstring.
 
     ``effort`` (a pool with assignments) freezes that effort only: its pooled pairs, labelled by its
-    assessors (unless ``assessors`` names others), and the adjudications of those pairs.
+    assessors (unless ``assessors`` names others), and the adjudications of those pairs. Automatic
+    assessors' labels are left out unless ``include_automatic``; the policy then names them.
     """
     check_id(name, "a judgment set name")
     if "@" in name:
@@ -71,10 +75,18 @@ def freeze(
             raise UsageError(f"an effort is frozen with its own pool; got --effort {effort} and --pool {pool}.")
         pool = effort
         assessors = assessors or _assignees(connection, effort)
+    machines = automatic_names(connection)
+    if not include_automatic and machines & set(assessors or ()):
+        raise UsageError(f"{', '.join(sorted(machines & set(assessors or ())))}: automatic, so not frozen unless "
+                         "--include-automatic says so (check them first with `judged calibrate`).")
+    if not include_automatic and machines:
+        people = set(catalog_assessors(connection)) - machines
+        assessors = [a for a in assessors if a in people] if assessors else sorted(people)
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
     rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled,
                            only=pooled if effort is not None else None)
+    included = sorted(machines & set(assessors)) if assessors is not None else sorted(machines)
     if not any(row["grade"] is not None for row in rows):
         who = f" by {', '.join(assessors)}" if assessors else ""
         raise UsageError(f"nothing to freeze: no grade has been recorded{who}.")
@@ -87,7 +99,8 @@ def freeze(
         "pool_runs": [{"run": r.run, "sha256": r.run_sha256, "depth": r.depth, "ties": r.ties, "step": r.step}
                       for r in pool_runs(connection, pool)] if pool else [],
         "policy": {"resolve": resolve, "assessors": sorted(assessors) if assessors else None,
-                   "adjudications": adjudications, **({"effort": effort} if effort is not None else {})},
+                   "adjudications": adjudications, **({"effort": effort} if effort is not None else {}),
+                   **({"automatic": included} if include_automatic and included else {})},
     }
     previous = _latest(connection, name)
     if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):

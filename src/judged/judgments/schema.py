@@ -11,7 +11,7 @@ judgment sets are immutable the same way, and a set takes no pair after its
 ``seal`` pair, the one freezing stores last.
 
 >>> sorted(metadata.tables)[:4]
-['adjudications', 'assessors', 'assignments', 'documents']
+['adjudications', 'assessors', 'assignments', 'automatic_assessors']
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ import sqlalchemy as sa
 metadata = sa.MetaData()
 
 #: Tables whose rows are never updated or deleted (enforced by triggers).
-APPEND_ONLY = ("judgments", "adjudications", "judgment_sets", "judgment_set_pairs")
+APPEND_ONLY = ("judgments", "adjudications", "judgment_sets", "judgment_set_pairs", "automatic_assessors",
+               "automatic_labels")
 
 
 def _created() -> sa.Column:
@@ -189,4 +190,23 @@ judgment_set_pairs = sa.Table(
     sa.Column("grade", sa.Integer),
     sa.Column("state", sa.String, nullable=False),
     sa.Column("pooled", sa.Boolean, nullable=False),
+)
+
+automatic_assessors = sa.Table(
+    "automatic_assessors",
+    metadata,
+    sa.Column("name", sa.String, sa.ForeignKey("assessors.name"), primary_key=True),
+    sa.Column("model", sa.String, nullable=False),
+    sa.Column("prompt_sha256", sa.String(64), nullable=False),
+    sa.Column("rubric_id", sa.Integer, sa.ForeignKey("rubrics.id")),
+    sa.Column("parameters", sa.JSON, nullable=False),
+    _created(),
+)
+
+automatic_labels = sa.Table(
+    "automatic_labels",
+    metadata,
+    sa.Column("event_id", sa.String(36), sa.ForeignKey("judgments.event_id"), primary_key=True),
+    sa.Column("confidence", sa.Float),
+    sa.Column("rationale", sa.Text),
 )

@@ -20,7 +20,7 @@ from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
-from judged.judgments import catalog, log, migrate, pools
+from judged.judgments import automatic, catalog, log, migrate, pools
 from judged.judgments import freeze as sets
 from judged.judgments import schema as t
 from judged.judgments.engine import (
@@ -299,6 +299,29 @@ class Store:
         _, entries = qrels_entries(source, assessor, self.rubric(rubric) if rubric else None)
         return self.record_many(entries, rubric=rubric)
 
+    def import_automatic(self, path: str | Path, assessor: automatic.AutomaticAssessor) -> Recorded:
+        """Record an automatic assessor's labels file (JSON Lines) with its metadata, in one transaction.
+
+        >>> import hashlib, json, pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> _ = (folder / "llm.jsonl").write_text(json.dumps({"qid": "q1", "docid": "d1", "grade": 2,
+        ...                                                   "confidence": 0.9, "rationale": "on topic"}) + "\\n")
+        >>> judge = automatic.AutomaticAssessor("llm", "some-model", hashlib.sha256(b"prompt").hexdigest())
+        >>> store = Store.open("sqlite://")
+        >>> store.import_automatic(folder / "llm.jsonl", judge)
+        Recorded(inserted=1, already_stored=0)
+        >>> store.automatic_assessors()
+        ['llm']
+        """
+        digest, labels = automatic.read_labels(path)
+        with self._write() as connection:
+            return Recorded(*automatic.import_labels(connection, assessor, digest, labels))
+
+    def automatic_assessors(self) -> list[str]:
+        """The names of the automatic assessors, sorted."""
+        with self._read() as connection:
+            return sorted(automatic.names(connection))
+
     # -- pools and assignments ----------------------------------------------------------------
 
     def build_pool(
@@ -396,10 +419,12 @@ class Store:
     def freeze(
         self, name: str, *, resolve: str = "refuse", assessors: Sequence[str] | None = None,
         adjudications: bool = True, pool: str | None = None, effort: str | None = None,
+        include_automatic: bool = False,
     ) -> sets.Frozen:
         """Freeze the current labels as the next version of the set ``name`` (see :mod:`~judged.judgments.freeze`).
 
         ``effort`` names a pool with assignments: only its pairs, its assessors' labels and their adjudications.
+        Automatic assessors' labels are frozen only with ``include_automatic`` (the policy then names them).
 
         >>> store = Store.open("sqlite://")
         >>> _ = store.record("q1", "d1", assessor="nist", grade=1)
@@ -416,7 +441,7 @@ class Store:
         with self._write(snapshot=True) as connection:  # the labels it freezes, read as of one moment
             return sets.freeze(connection, name, pool=pool, resolve=resolve,
                                assessors=list(assessors) if assessors else None, adjudications=adjudications,
-                               effort=effort)
+                               effort=effort, include_automatic=include_automatic)
 
     def judgment_set(self, spec: str) -> JudgmentSet:
         """The frozen set ``NAME@VERSION`` (``NAME``: its newest version)."""
