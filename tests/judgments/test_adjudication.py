@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
 
 from judged.errors import UsageError
-from judged.judgments import AssessorLabel
+from judged.judgments import AssessorLabel, Store
 from judged.rubric import load_rubric
 
 # examples/README.md: of the 23 disagreements between the two assessors, three are 2-vs-0, none wider.
@@ -66,3 +67,31 @@ def test_a_retried_decision_is_stored_once(sqlite_store):
     assert sqlite_store.adjudicate("q1", "d1", 2, adjudicator="lead", note="why", event_id=ident) == first
     with pytest.raises(UsageError, match="already stored for a different adjudication"):
         sqlite_store.adjudicate("q1", "d1", 1, adjudicator="lead", note="why", event_id=ident)
+
+
+def test_a_file_of_decisions_is_one_transaction(tmp_path, examples):
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    db = str(tmp_path / "judged.db")
+    runner = CliRunner()
+    for args in (["import", "qrels", str(examples / "qrels.txt"), "-a", "a1"],
+                 ["import", "qrels", str(examples / "qrels.assessor2.txt"), "-a", "a2"]):
+        assert runner.invoke(main, [*args, "--db", db]).exit_code == 0
+    listed = json.loads(runner.invoke(main, ["adjudicate", "list", "-f", "json", "--db", db]).output)
+    good = "".join(f"{d['qid']}\t{d['docid']}\t1\tsplit the difference\n" for d in listed)
+    decisions = tmp_path / "decisions.tsv"
+    decisions.write_text("qid\tdocid\tgrade\tnote\n" + good + "q01\tno/such-doc\t1\ttypo\n")
+    refused = runner.invoke(main, ["adjudicate", "apply", str(decisions), "--adjudicator", "lead", "--db", db])
+    assert refused.exit_code == 2 and "no/such-doc" in refused.output
+    with Store.open(db) as store:
+        assert len(store.disagreements()) == len(listed) > 0  # nothing of the file was stored
+    decisions.write_text(good)
+    applied = runner.invoke(main, ["adjudicate", "apply", str(decisions), "--adjudicator", "lead", "--db", db])
+    assert applied.exit_code == 0 and f"{len(listed)} decision(s) recorded" in applied.output
+    with Store.open(db) as store:
+        assert store.disagreements() == []
+    decisions.write_text("q01\tx\tone\tnote\n")
+    bad = runner.invoke(main, ["adjudicate", "apply", str(decisions), "--adjudicator", "lead", "--db", db])
+    assert bad.exit_code == 1 and "decisions.tsv:1" in bad.output

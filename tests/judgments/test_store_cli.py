@@ -37,8 +37,8 @@ def test_a_judging_workflow_from_import_to_evaluation(judged, examples, tmp_path
     judged("import", "qrels", examples / "qrels.assessor2.txt", "-a", "a2", "--rubric", "tidewater-docs")
 
     listed = judged("adjudicate", "list").output.splitlines()
-    assert listed[0].split() == ["qid", "docid", "diff", "labels", "adjudicated"]
-    assert listed[1].split() == ["q01", "changelog/2024-03", "2", "a1:", "2;", "a2:", "0"] and len(listed) == 4
+    assert listed[0].split() == ["qid", "docid", "diff", "labels", "adjudicated", "query", "title"]
+    assert listed[1].split()[:7] == ["q01", "changelog/2024-03", "2", "a1:", "2;", "a2:", "0"] and len(listed) == 4
     judged("adjudicate", "set", "q01", "changelog/2024-03", "1", "--adjudicator", "lead", "--note", "in passing")
     assert len(json.loads(judged("adjudicate", "list", "--all", "-f", "json").output)) == 3
 

@@ -56,7 +56,8 @@ def test_the_documented_workflow(judged, db_url, tmp_path):
 
     listed = judged("adjudicate", "list", "--min-diff", "2").output.splitlines()[1:]
     assert [tuple(line.split()[:3]) for line in listed] == [(q, d, "2") for q, d in TWO_VS_ZERO]
-    assert all(line.split()[3:] == ["a1:", "2;", "a2:", "0"] for line in listed)
+    assert all(line.split()[3:7] == ["a1:", "2;", "a2:", "0"] for line in listed)
+    assert "how do i rotate" in listed[0].lower()  # the query's text beside the labels (examples/queries.jsonl)
     for qid, docid in TWO_VS_ZERO:
         judged("adjudicate", "set", qid, docid, "1", "--adjudicator", "lead", "--note", "partly useful")
     assert "no pair's grades differ by 2 or more (pending)" in judged("adjudicate", "list").output

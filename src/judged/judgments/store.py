@@ -416,6 +416,17 @@ class Store:
             return adjudication.adjudicate(connection, qid, docid, grade, adjudicator=adjudicator, note=note,
                                            rubric=catalog.rubric_id(connection, None), event=event_id)
 
+    def adjudicate_many(self, decisions: Iterable[tuple[str, str, int, str]], *, adjudicator: str) -> int:
+        """Record many final grades ``(qid, docid, grade, note)`` in one transaction: all of them, or none."""
+        with self._write() as connection:
+            rubric = catalog.rubric_id(connection, None)
+            count = 0
+            for qid, docid, grade, note in decisions:
+                adjudication.adjudicate(connection, qid, docid, grade, adjudicator=adjudicator, note=note,
+                                        rubric=rubric)
+                count += 1
+            return count
+
     def freeze(
         self, name: str, *, resolve: str = "refuse", assessors: Sequence[str] | None = None,
         adjudications: bool = True, pool: str | None = None, effort: str | None = None,
