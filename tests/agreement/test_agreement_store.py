@@ -190,3 +190,21 @@ def test_assessor_qrels_carry_the_hash_of_their_labels(examples_db, examples):
     assert result.aggregate == judged.evaluate(examples / "runs" / "bm25.run", examples / "qrels.txt",
                                                ["nDCG@10"]).aggregate
     assert result.provenance["qrels"]["sha256"] == a1.source.sha256
+
+
+def test_agreement_refuses_to_mix_rubric_versions(tmp_path, examples):
+    from judged.errors import UsageError
+    from judged.judgments import Store
+    from judged.judgments.assessor_qrels import assessor_labels
+    from judged.rubric import Level, Rubric
+
+    levels = (Level(0, "no", "no help"), Level(1, "some", "partial"), Level(2, "yes", "finishes the task"))
+    with Store.open(str(tmp_path / "judged.db")) as store:
+        store.add_rubric(Rubric("docs", "1", (0, 2), levels))
+        store.record("q1", "d1", assessor="ann", grade=2)
+        store.record("q1", "d1", assessor="bob", grade=1)
+        assert len(assessor_labels(store)) == 2  # one version: fine
+        store.add_rubric(Rubric("docs", "2", (0, 2), levels))
+        store.record("q1", "d2", assessor="bob", grade=0)  # under docs@2, the newest
+        with pytest.raises(UsageError, match=r"2 rubric versions \(docs@1, docs@2\)"):
+            assessor_labels(store)

@@ -43,13 +43,22 @@ def assessor_labels(store: Store, assessors: Sequence[str] | None = None) -> pl.
 
     Rows come grouped by assessor, in the order named (default: by name), so
     reports list the assessors in the order the user gave them. An unknown
-    name, or a named assessor without a grade, is a :class:`UsageError`.
+    name, a named assessor without a grade, or grades given under more than
+    one rubric version (agreement across versions would mix two scales) is a
+    :class:`UsageError`.
     """
     with reading(store.engine) as connection:
         known = catalog.assessors(connection)
         labels = log.current_labels(connection, list(assessors) if assessors else None)
         if not assessors:
             labels = labels.filter(~pl.col("assessor").is_in(sorted(automatic.names(connection))))
+        chosen = set(labels["assessor"].to_list())
+        rubrics = sorted({e.rubric for e in log.current_events(connection, chosen) if e.kind == "grade"
+                          and e.rubric is not None})
+    if len(rubrics) > 1:
+        raise UsageError(f"these grades were given under {len(rubrics)} rubric versions ({', '.join(rubrics)}); "
+                         "agreement compares grades given under one version: name the assessors who judged "
+                         "under the same one, or have the older pairs judged again")
     graded = labels["assessor"].unique().sort().to_list()
     for name in assessors or ():
         if name not in known:
