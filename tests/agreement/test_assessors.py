@@ -127,3 +127,15 @@ def test_cli_per_query_table_and_final(examples, tmp_path):
         in text
     assert "per query: nDCG" in text and text.count("│ q0") == 12
     assert "order of runs, a1 vs final: Kendall's tau 1.000; same order" in text
+
+
+def test_pairs_one_assessor_never_graded_are_missing_not_a_swing():
+    from judged.agreement.assessors import assessor_sensitivity
+
+    run = {"q": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
+    ann = {"q": {"d1": 1, "d2": 0, "d3": 1}}
+    bob = {"q": {"d1": 1, "d2": 0}}  # bob never graded d3: under bob it would count as not relevant
+    s = assessor_sensitivity([run], {"ann": ann, "bob": bob}, ["P@3"])
+    assert s.missing_pairs == {"ann": 1, "bob": 0}
+    assert s.means[0, 0].tolist() == [1 / 3, 1 / 3]  # d1 only, of three retrieved, under both: no swing
+    assert float(s.swing[0, 0]) == 0.0

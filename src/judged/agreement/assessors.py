@@ -1,8 +1,10 @@
 """Assessor sensitivity: how far do the numbers, and the order of the runs, move between assessors' grades?
 
 Every run is evaluated with every measure under each assessor's judgments (and
-under a final, adjudicated set when given), on the queries every one of them
-judged, so the means compare like with like. Reported per measure and run:
+under a final, adjudicated set when given), on the pairs every one of them
+graded (of the queries all judged), so the means compare like with like: the
+pairs one of them never graded are reported as missing, not scored as a
+swing. Reported per measure and run:
 each assessor's mean, the swing of the mean (largest minus smallest), the
 per-query swing and its largest value; and per measure, for each two
 assessors, Kendall's tau between the runs' means and whether any two runs
@@ -66,7 +68,10 @@ class AssessorSensitivity:
     ``values[m, r, a, q]`` is measure m of run r under assessor a on ``qids[q]`` (NaN where not
     scored); ``means[m, r, a]`` the aggregate; ``swing[m, r]`` the largest minus the smallest mean
     across assessors; ``query_swing[m, r, q]`` the same per query (NaN with fewer than two values).
-    ``left_out[a]`` counts the queries assessor a judged that are left out because another did not.
+    ``left_out[a]`` counts the queries assessor a judged that are left out because another did not;
+    ``missing_pairs[a]`` the pairs of the kept queries assessor a graded and another did not, also left
+    out: a pair one assessor never graded would count as not relevant under them, a swing that is
+    only a gap in the grades.
     """
 
     runs: tuple[str, ...]
@@ -74,6 +79,7 @@ class AssessorSensitivity:
     measures: tuple[Measure, ...]
     qids: tuple[str, ...]
     left_out: dict[str, int]
+    missing_pairs: dict[str, int]
     values: np.ndarray
     means: np.ndarray
     orders: tuple[OrderAgreement, ...]
@@ -112,7 +118,8 @@ def assessor_sensitivity(runs: Iterable, qrels_by_assessor: Mapping[str, Qrels |
     if not measures:
         raise UsageError("no measures given; name at least one, e.g. nDCG@10.")
     common = _common_queries(judgments)
-    restricted = {name: Qrels(q.frame.filter(pl.col("qid").is_in(common)), name, q.source)
+    pairs = _common_pairs(judgments, common)
+    restricted = {name: Qrels(q.frame.join(pairs, on=["qid", "docid"], how="semi"), name, q.source)
                   for name, q in judgments.items()}
     results = [[evaluate(run, restricted[name], measures, missing=missing) for name in restricted] for run in runs]
     qids = results[0][0].qids
@@ -125,6 +132,8 @@ def assessor_sensitivity(runs: Iterable, qrels_by_assessor: Mapping[str, Qrels |
         measures=tuple(measures),
         qids=qids,
         left_out={name: q.num_queries - len(common) for name, q in judgments.items()},
+        missing_pairs={name: q.frame.filter(pl.col("qid").is_in(common)).height - pairs.height
+                       for name, q in judgments.items()},
         values=values,
         means=means,
         orders=tuple(order_agreement(m, names[a], names[b], means[i, :, a], means[i, :, b])
@@ -165,6 +174,15 @@ def order_agreement(measure: Measure, first: str, second: str, x: Sequence[float
         reason = None
     tau = float(kendalltau(x, y).statistic) if reason is None else float("nan")
     return OrderAgreement(measure, first, second, tau, swapped, ties_broken, len(pairs), reason)
+
+
+def _common_pairs(judgments: Mapping[str, Qrels], common: list[str]) -> pl.DataFrame:
+    """The (qid, docid) pairs of the ``common`` queries that every set of judgments grades."""
+    frames = [q.frame.filter(pl.col("qid").is_in(common)).select("qid", "docid") for q in judgments.values()]
+    shared = frames[0]
+    for frame in frames[1:]:
+        shared = shared.join(frame, on=["qid", "docid"], how="semi")
+    return shared.unique()
 
 
 def _common_queries(judgments: Mapping[str, Qrels]) -> list[str]:

@@ -29,6 +29,9 @@ def render_assessors(s: AssessorSensitivity, per_query: bool = False) -> str:
                   f"{', '.join(s.assessors)}, on the {len(s.qids)} {'query' if len(s.qids) == 1 else 'queries'} every "
                   "assessor judged"
                   + (f" (left out, judged by only some: {', '.join(left)})" if left else ""))
+    missing = [f"{name} {n}" for name, n in s.missing_pairs.items() if n]
+    if missing:
+        console.print(f"pairs graded by only some assessors, left out (missing, not a swing): {', '.join(missing)}")
     query_swing = s.query_swing
     for m, measure in enumerate(s.measures):
         console.print(f"\n{measure}")
@@ -100,7 +103,7 @@ def render_assessors_json(s: AssessorSensitivity) -> str:
                   for o in s.orders if o.measure == measure]
         measures[str(measure)] = {"runs": runs, "orders": orders}
     document = {"runs": list(s.runs), "assessors": list(s.assessors), "qids": list(s.qids),
-                "left_out": s.left_out, "measures": measures}
+                "left_out": s.left_out, "missing_pairs": s.missing_pairs, "measures": measures}
     return json.dumps(document, indent=2) + "\n"
 
 
