@@ -22,9 +22,9 @@ the truncating gain comparator (``GAIN_MAP``).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
-import numpy as np
 import pytrec_eval
 import pytrec_eval_ext
 from hypothesis import given, settings
@@ -32,7 +32,6 @@ from hypothesis import strategies as st
 
 import judged
 from judged.measures import family_of
-from judged.measures.families.interpolated import ELEVEN_POINTS, lround
 from judged.measures.trec_names import from_trec_eval
 
 QIDS = ("q1", "q2", "q3", "q4")
@@ -346,23 +345,18 @@ GEOMETRIC = {"gm_map", "gm_bpref"}
 
 
 def trec_family_pairs(names, rel: int, drop: bool) -> dict[str, tuple[str, judged.Measure]]:
-    """trec_eval printed name -> (the -m name that asks for it, judged's measure) for ``names`` under -l/-J."""
-    return {printed: (name, m) for name in names for printed, m in from_trec_eval(name, rel=rel, judged_only=drop)}
+    """trec_eval printed name -> (the -m name that asks for it, judged's measure) for ``names`` under -l/-J.
 
-
-def recall_rounding_differs(name: str, measure: judged.Measure, qrels, q, rel: int) -> bool:
-    """Does trec_eval 10's lround(level * R) differ from pytrec_eval's (long)(level * R + 0.9) here?
-
-    pytrec_eval bundles trec_eval 9's iprec_at_recall and 11pt_avg, which turned a recall level into a
-    number of relevant documents by adding 0.9 and truncating; trec_eval 10 rounds (m_iprec_at_recall.c).
-    judged follows trec_eval 10 (its own expected output, tests/test_conformance_trec_eval.py, and
-    test_iprec_matches_trec_eval_10_on_its_302_data), so those two are compared where both rules agree.
+    pytrec_eval bundles trec_eval 9's iprec_at_recall and 11pt_avg, which meet a recall level at the
+    (long)(level * R + 0.9)-th relevant document where trec_eval 10 rounds (m_iprec_at_recall.c; judged's
+    default, checked against trec_eval 10's own output in tests/test_conformance_trec_eval.py): they are
+    compared under ``rounding=v9``, as judged.pytrec_eval computes them.
     """
-    if name.split(".")[0] not in ("iprec_at_recall", "11pt_avg"):
-        return False
-    relevant = sum(1 for g in qrels.get(q, {}).values() if g >= rel)
-    levels = (measure.recall,) if measure.name == "IPrec" else ELEVEN_POINTS
-    return any(lround(np.array([v * relevant]))[0] != math.floor(v * relevant + 0.9) for v in levels)
+    pairs = {}
+    for name in names:
+        for printed, m in from_trec_eval(name, rel=rel, judged_only=drop):
+            pairs[printed] = (name, dataclasses.replace(m, rounding="v9") if "rounding" in m.family.params else m)
+    return pairs
 
 
 def nothing_judged_retrieved(run, qrels, q) -> bool:
@@ -395,16 +389,13 @@ def test_trec_eval_families_match_pytrec_eval(collection):
             for q in sorted(queries):
                 value, expected = float(mine[q]), theirs[q][printed]
                 what = f"{measure} vs {printed} (-l{rel}{' -J' if drop else ''}) on {q}"
-                if recall_rounding_differs(name, measure, qrels, q, rel):
-                    continue
                 if name in GEOMETRIC:
                     value = math.log(max(value, 1e-5))
                 if math.isnan(expected):
                     assert drop and nothing_judged_retrieved(run, qrels, q) and value == 0.0, what
                     continue
                 assert math.isclose(value, expected, rel_tol=0, abs_tol=1e-12), f"{what}: {value!r} != {expected!r}"
-            if (rel, drop) == (1, False) and not any(recall_rounding_differs(name, measure, qrels, q, rel)
-                                                     for q in queries):
+            if (rel, drop) == (1, False):
                 per_q = [theirs[q][printed] for q in sorted(queries)]
                 aggregate = pytrec_eval.compute_aggregated_measure(printed, per_q)
                 assert math.isclose(result.value(measure), aggregate, rel_tol=0, abs_tol=1e-12), f"aggregate {printed}"

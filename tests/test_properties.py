@@ -123,6 +123,7 @@ def measures(draw, gains=ANY_GAINS):
         "max_rel": st.sampled_from((3, 4, "query")),
         "beta": st.floats(0, 4),
         "recall": st.floats(0, 1),
+        "rounding": st.sampled_from(("round", "v9")),
         "mult": st.floats(0, 3),
         "rel_ret": st.floats(-3, 3),
         "nonrel_ret": st.floats(-3, 3),

@@ -6,8 +6,12 @@ numbers are judged's under the conventions pytrec_eval applies without naming
 them, named here: linear gain, ideal list from every judged document, ties
 broken by docid descending, a query with no relevant judgment scored 0,
 ``relevance_level`` as ``rel``, ``judged_docs_only_flag`` as ``unjudged=drop``,
-and run scores compared as 32-bit floats, as pytrec_eval's bundled trec_eval
-stores them (so scores equal after rounding to float32 tie, as they do there).
+run scores compared as 32-bit floats, as pytrec_eval's bundled trec_eval
+stores them (so scores equal after rounding to float32 tie, as they do there),
+and recall levels met as that trec_eval 9 meets them (``rounding=v9``:
+``iprec_at_recall`` and ``11pt_avg`` differ from trec_eval 10's there). One
+number differs on purpose: where ``judged_docs_only_flag`` leaves a query
+nothing judged, those two are 0 here and NaN (0 divided by 0) in pytrec_eval.
 
 >>> from judged import pytrec_eval
 >>> evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1, "d2": 0, "d3": 2}}, {"map", "ndcg_cut.3"})
@@ -20,6 +24,7 @@ another trec_eval measure is refused with the list.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from collections.abc import Iterable, Mapping
@@ -61,6 +66,8 @@ class RelevanceEvaluator:
         named: dict[Measure, str] = {}
         for name in sorted(set(measures)):
             for printed, measure in from_trec_eval(name, rel=relevance_level, judged_only=judged_docs_only_flag):
+                if "rounding" in measure.family.params:  # the trec_eval 9 inside pytrec_eval meets levels its way
+                    measure = dataclasses.replace(measure, rounding="v9")
                 named.setdefault(measure, printed)
         self._names = named
 

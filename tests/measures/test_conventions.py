@@ -35,13 +35,14 @@ def test_the_table_lists_each_convention_once_measure_parameters_first():
     assert names[:6] == ["gain", "rel", "ideal", "unjudged", "ties", "norel"]
     assert names[-2:] == ["missing", "depth"]
     assert PARAM_ORDER == tuple(names[:-2])
-    # after the shared conventions come the families' own coefficients (set_F's beta, RBP's p, ...)
-    assert all(c.kind in ("number", "scale") for c in CONVENTIONS[6:-2])
+    # after the shared conventions come the families' own (set_F's beta, IPrec's rounding, RBP's p, ...)
+    assert all(c.kind in ("number", "scale", "choice") for c in CONVENTIONS[6:-2])
     assert [c.name for c in EVALUATION_CONVENTIONS] == ["missing", "depth"]
 
 
 @pytest.mark.parametrize(("literal", "name"), [(spec.Ideal, "ideal"), (spec.Unjudged, "unjudged"),
-                                               (spec.Ties, "ties"), (spec.NoRel, "norel")])
+                                               (spec.Ties, "ties"), (spec.NoRel, "norel"),
+                                               (spec.Rounding, "rounding")])
 def test_the_literal_types_for_mypy_equal_the_table(literal, name):
     assert typing.get_args(literal) == convention(name).choices
 
@@ -63,7 +64,7 @@ def test_canonical_strings_are_unchanged():
 
 @pytest.mark.parametrize("conv", [c for c in CHOICE_CONVENTIONS if c.scope == "measure"], ids=lambda c: c.name)
 def test_the_parser_accepts_exactly_the_table_choices(conv):
-    family = "nDCG" if conv.name != "ties" else "P"
+    family = {"ties": "P", "rounding": "IPrec"}.get(conv.name, "nDCG")
     for choice in conv.choices:
         assert getattr(parse(f"{family}({conv.name}={choice})"), conv.name) == choice
     with pytest.raises(MeasureError) as err:

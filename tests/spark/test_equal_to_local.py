@@ -136,7 +136,8 @@ def measures(draw):
                "unjudged": st.sampled_from(UNJUDGED), "ties": st.sampled_from(family.ties),
                "norel": st.sampled_from(NORELS), "p": st.floats(0.05, 0.95), "T": st.floats(0.25, 4),
                "max_rel": st.sampled_from((3, "query")), "beta": st.floats(0, 4), "recall": st.floats(0, 1),
-               "mult": st.floats(0, 3), "rel_ret": st.floats(-3, 3), "nonrel_ret": st.floats(-3, 3),
+               "rounding": st.sampled_from(("round", "v9")), "mult": st.floats(0, 3), "rel_ret": st.floats(-3, 3),
+               "nonrel_ret": st.floats(-3, 3),
                "rel_missed": st.floats(-3, 3)}
     if "max_rel" in family.params:  # gains scaled to [0, 1]: a map that is not monotone is refused
         choices["gain"] = st.sampled_from((Gain("linear"), Gain("exp")))
@@ -198,7 +199,8 @@ def registry_measures() -> list[Measure]:
     values = {"gain": (Gain("linear"), Gain("exp"), Gain("map", ((0, 0.5), (1, 1.0), (2, 3.5), (3, 2.0)))),
               "rel": (-1, 0, 1, 2, 3), "ideal": IDEALS, "unjudged": UNJUDGED, "norel": NORELS,
               "p": (0.5, 0.9), "T": (0.5, 2.0), "max_rel": ("query", 3), "beta": (0.0, 2.0),
-              "recall": (0.0, 0.35, 1.0), "mult": (0.2, 2.0), "rel_ret": (2.0,), "nonrel_ret": (-0.5,),
+              "recall": (0.0, 0.35, 1.0), "rounding": ("round", "v9"), "mult": (0.2, 2.0), "rel_ret": (2.0,),
+              "nonrel_ret": (-0.5,),
               "rel_missed": (-1.0,)}
     scaled_gains = (Gain("linear"), Gain("exp"), Gain("map", ((1, 0.5), (2, 1.0), (3, 2.0))))  # monotone
     wanted = []

@@ -110,6 +110,12 @@ CONVENTIONS: tuple[Convention, ...] = (
         "IPrec: the recall level (0..1) whose interpolated precision is read", pinnable=False, bounds=(0.0, 1.0),
     ),
     Convention(
+        "rounding", "measure", "choice", "round",
+        "IPrec, IPrec11pt: the relevant document at which recall level r is met, of R relevant: `round`, the "
+        "lround(r R)-th (trec_eval 10) or `v9`, the (long)(r R + 0.9)-th (trec_eval 9, and so pytrec_eval)",
+        ("round", "v9"), pinnable=False,
+    ),
+    Convention(
         "mult", "measure", "number", "1",
         "Rprec_mult: the rank cutoff as a multiple of R, the number of relevant judged documents",
         pinnable=False, bounds=(0.0, None),

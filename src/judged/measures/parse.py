@@ -13,7 +13,7 @@ form. An unknown name suggests the nearest of judged's and trec_eval's names.
 >>> parse("MAP") == parse("AP") and parse("ndcg_cut.10") == parse("ndcg_cut_10") == parse("nDCG@10")
 True
 >>> str(parse("iprec_at_recall_0.50"))
-'IPrec(rel=1,unjudged=zero,ties=trec,norel=0,recall=0.5)'
+'IPrec(rel=1,unjudged=zero,ties=trec,norel=0,recall=0.5,rounding=round)'
 """
 
 from __future__ import annotations

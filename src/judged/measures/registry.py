@@ -145,7 +145,7 @@ def unknown_measure(name: str, others: Iterable[str] = ()) -> MeasureError:
     suggestion is written as the user would type it: a family by its name, another name as it is.
 
     >>> str(unknown_measure("nDGC"))
-    "unknown measure 'nDGC'. Did you mean 'nDCG'? `judged measures` lists them all."
+    "unknown measure 'nDGC'. Did you mean 'nDCG', 'Rndcg', 'nDCG_p'? `judged measures` lists them all."
     """
     _load()
     lowered = {alias.lower(): canonical for alias, canonical in _ALIASES.items()}

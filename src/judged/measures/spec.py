@@ -30,6 +30,7 @@ Ideal = Literal["judged", "returned"]
 Unjudged = Literal["zero", "drop"]
 Ties = Literal["trec", "input", "average", "worst", "best"]
 NoRel = Literal["0", "1", "skip"]
+Rounding = Literal["round", "v9"]
 
 IDEALS = cast("tuple[Ideal, ...]", choices("ideal"))
 UNJUDGED = cast("tuple[Unjudged, ...]", choices("unjudged"))
@@ -190,6 +191,7 @@ class Measure:
     norel: NoRel = DEFAULTS["norel"]
     beta: float = DEFAULTS["beta"]
     recall: float = DEFAULTS["recall"]
+    rounding: Rounding = DEFAULTS["rounding"]
     mult: float = DEFAULTS["mult"]
     rel_ret: float = DEFAULTS["rel_ret"]
     nonrel_ret: float = DEFAULTS["nonrel_ret"]

@@ -175,6 +175,8 @@ def to_trec_eval(measure: Measure) -> TrecName:
     _require(measure, "ties", "trec", "trec_eval breaks ties by docid descending only")
     _require(measure, "norel", "0", "trec_eval scores a query with no relevant judgment 0")
     _require(measure, "ideal", "judged", "trec_eval builds the ideal list from every judged document")
+    _require(measure, "rounding", "round", "trec_eval 10 meets a recall level at the lround(r R)-th relevant "
+             "document; v9 is trec_eval 9's rule")
     if "rel" in measure.family.params and measure.rel < 0:
         raise _refuse(measure, f"rel={measure.rel}", "a negative grade marks a document pooled but not judged, "
                       "which judged never counts relevant; trec_eval's -l would")

@@ -3,9 +3,9 @@
 Interpolated precision at recall r is the best precision at any rank at or
 below the one where recall first reaches r (Salton & McGill 1983; trec_eval's
 iprec_at_recall and 11pt_avg). The level is turned into a number of relevant
-documents as trec_eval 10 does, ``lround(r * R)`` (half away from zero; up
-to version 9 it was ``(long)(r * R + 0.9)``); a level beyond the relevant
-documents retrieved scores 0.
+documents as trec_eval 10 does, ``lround(r * R)`` (half away from zero), or
+with ``rounding=v9`` as trec_eval 9 and pytrec_eval do, ``(long)(r * R + 0.9)``;
+a level beyond the relevant documents retrieved scores 0.
 
 >>> import judged
 >>> run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
@@ -13,6 +13,10 @@ documents retrieved scores 0.
 >>> r = judged.evaluate(run, qrels, ["IPrec(recall=0.3)", "IPrec(recall=0.6)", "IPrec(recall=1)"])
 >>> [r.value(m) for m in ("IPrec(recall=0.3)", "IPrec(recall=0.6)", "IPrec(recall=1)")]  # lround: 1, 2, 3 of R=3
 [0.5, 0.5, 0.0]
+>>> levels = ["IPrec(recall=0.4)", "IPrec(recall=0.4,rounding=v9)"]  # 0.4 x R=3 = 1.2: the 1st or the 2nd
+>>> r = judged.evaluate(run, {"q": {"a": 1, "d": 1, "e": 1}}, levels)
+>>> [r.value(m) for m in levels]  # from a (1/1) on, or from d (2/4) on
+[1.0, 0.5]
 """
 
 from __future__ import annotations
@@ -27,7 +31,7 @@ from judged.measures.views import measure_view
 
 #: trec_eval's default recall levels for iprec_at_recall and 11pt_avg, as the same double literals.
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-_PARAMS = ("rel", "unjudged", "ties", "norel")
+_PARAMS = ("rel", "unjudged", "ties", "norel", "rounding")
 
 
 def lround(values: np.ndarray) -> np.ndarray:
@@ -40,18 +44,29 @@ def lround(values: np.ndarray) -> np.ndarray:
     return whole + (values - whole >= 0.5)
 
 
+def level_rank(share: np.ndarray, rounding: str) -> np.ndarray:
+    """The how-many-th relevant document meets a recall level, ``share`` = level x R: trec_eval 10's ``lround``,
+    or trec_eval 9's ``(long)(share + 0.9)`` (``rounding=v9``).
+
+    >>> level_rank(np.array([0.3, 0.6, 1.5]), "round").tolist(), level_rank(np.array([0.3, 0.6, 1.5]), "v9").tolist()
+    ([0.0, 1.0, 2.0], [1.0, 1.0, 2.0])
+    """
+    return lround(share) if rounding == "round" else np.floor(share + 0.9)
+
+
 def interpolated_precision(view: RankedView, measure: Measure, level: float) -> np.ndarray:
     """Per query: the best precision at or after the relevant document that brings recall to ``level``."""
     hits = relevant_hits(view, measure.rel).within(measure.cutoff)
     relevant = view.num_relevant(measure.rel)
-    needed = np.maximum(lround(level * relevant), 1.0)
+    rank = level_rank(level * relevant, measure.rounding)
+    needed = np.maximum(rank, 1.0)
     found = hits.count()
     ordinal = hits.ordinal()
     precision = ordinal / (hits.position + 1.0)
     out = np.zeros(view.num_queries)
     counts = ordinal >= needed[hits.query]
     np.maximum.at(out, hits.query[counts], precision[counts])
-    out[lround(level * relevant) > found] = 0.0
+    out[rank > found] = 0.0
     out[relevant == 0] = np.nan
     return out
 
