@@ -111,3 +111,21 @@ def test_bad_input_files_exit_1_naming_file_and_line(judged, tmp_path):
     assert "bad.qrels:2: grade is not an integer" in judged("import", "qrels", "bad.qrels", "-a", "x", code=1).output
     (tmp_path / "r.toml").write_text('name = "r"\nversion = 1\n[[level]\n')
     assert "r.toml:3: invalid TOML" in judged("import", "rubric", "r.toml", code=1).output
+
+
+def test_reimporting_an_assessor_says_replace_or_add(judged, examples, tmp_path):
+    judged("import", "qrels", examples / "qrels.txt", "--assessor", "nist")
+    other = tmp_path / "other.qrels"
+    other.write_text("q01 0 api/openapi-spec 3\nq99 0 new/doc 1\n")
+    refused = judged("import", "qrels", other, "--assessor", "nist", code=2)
+    assert "already has 239 label(s)" in refused.output and "--replace" in refused.output
+    history = judged("judge", "history", "q01", "api/openapi-spec").output
+    assert history.count("grade") == 1  # nothing of the refused file was stored
+    added = judged("import", "qrels", other, "--assessor", "nist", "--add")
+    assert "2 label(s) recorded" in added.output
+    replaced = tmp_path / "replaced.qrels"
+    replaced.write_text("q01 0 api/openapi-spec 2\n")
+    judged("import", "qrels", replaced, "--assessor", "nist", "--replace")
+    exported = judged("freeze", "after")
+    assert "froze after@1" in exported.output
+    assert judged("export", "after").output == "q01 0 api/openapi-spec 2\n"  # no mix of the two files

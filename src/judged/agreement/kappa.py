@@ -119,7 +119,7 @@ def kappas(a: np.ndarray, b: np.ndarray, grades: Sequence[int], weightings: Sequ
     values = [float(kappa_values(confusion_matrix(a, b, k), m)) for m in matrices]
     reason = _reason(a, b, grades)
     groups = np.arange(len(a)) if clusters is None else np.asarray(clusters, dtype=np.int64)
-    several = len(np.unique(groups)) >= 2  # one query says nothing of how kappa varies across queries
+    several = clusters is None or len(np.unique(groups)) >= 2  # one query says nothing across queries
     boot = _bootstrap(a, b, groups, k, matrices, resamples, seed) if reason is None and resamples and several \
         else None
     out = []

@@ -19,11 +19,15 @@ def import_command() -> None:
 @click.option("--assessor", "-a", required=True, help="Whose labels these are, e.g. nist or an automatic judge's name.")
 @click.option("--rubric", help="Check grades against this stored rubric (NAME or NAME@VERSION) and record it.")
 @click.option("--format", "fmt", type=click.Choice(INPUT_FORMATS), help="File format (default: from the name).")
+@click.option("--replace", "mode", flag_value="replace",
+              help="ASSESSOR has labels: this file becomes them (a new revision; pairs it lacks are withdrawn).")
+@click.option("--add", "mode", flag_value="add", help="ASSESSOR has labels: this file's join them.")
 @db_option
-def qrels_command(path, assessor, rubric, fmt, db):
+def qrels_command(path, assessor, rubric, fmt, mode, db):
     """Record the labels of a qrels file as ASSESSOR's grades.
 
-    Importing the same file again stores nothing new.
+    Importing the same file again stores nothing new. Importing another file
+    for an assessor who has labels needs --replace or --add.
 
     \b
     Example:
@@ -31,7 +35,7 @@ def qrels_command(path, assessor, rubric, fmt, db):
     """
     qrels = read_qrels(path, format=fmt)
     with open_store(db) as store:
-        recorded = store.import_qrels(qrels, assessor=assessor, rubric=rubric)
+        recorded = store.import_qrels(qrels, assessor=assessor, rubric=rubric, mode=mode)
     click.echo(f"{path}: {recorded.inserted} label(s) recorded for {assessor}"
                + (f", {recorded.already_stored} already stored" if recorded.already_stored else ""))
 

@@ -284,20 +284,45 @@ class Store:
         with self._read() as connection:
             return log.current_labels(connection, assessors)
 
-    def import_qrels(self, source: str | Path | Qrels, *, assessor: str, rubric: str | None = None) -> Recorded:
+    def import_qrels(self, source: str | Path | Qrels, *, assessor: str, rubric: str | None = None,
+                     mode: str | None = None) -> Recorded:
         """Record a qrels file's labels as ``assessor``'s grades, in one transaction.
 
         Importing the same file again stores nothing new (event ids derive from
-        the file's sha256). No rubric applies unless ``rubric`` names one.
+        the file's sha256). No rubric applies unless ``rubric`` names one. An
+        assessor who already has labels needs ``mode``: ``"replace"`` (the file
+        becomes their labels, a new revision: pairs it lacks are withdrawn by undo
+        events) or ``"add"`` (its labels join theirs; a pair in both takes the file's
+        grade); otherwise nothing is stored, so two files never mix by accident.
 
         >>> store = Store.open("sqlite://")
         >>> store.import_qrels("examples/qrels.txt", assessor="nist")
         Recorded(inserted=239, already_stored=0)
         >>> store.import_qrels("examples/qrels.txt", assessor="nist")
         Recorded(inserted=0, already_stored=239)
+        >>> store.import_qrels({"q01": {"api/overview": 1}}, assessor="nist", mode="replace").inserted
+        1
+        >>> store.current_labels().height
+        1
         """
-        _, entries = qrels_entries(source, assessor, self.rubric(rubric) if rubric else None)
-        return self.record_many(entries, rubric=rubric)
+        if mode not in (None, "replace", "add"):
+            raise UsageError(f"mode must be replace or add. Got {mode!r} instead.")
+        qrels, entries = qrels_entries(source, assessor, self.rubric(rubric) if rubric else None)
+        with self._write() as connection:
+            before = {(e.qid, e.docid) for e in log.current_events(connection, [assessor])}
+            recorded = log.record(connection, entries, catalog.rubric_id(connection, rubric) if rubric else None)
+            if before and recorded.inserted and mode is None:
+                raise UsageError(
+                    f"{assessor} already has {len(before)} label(s) from an earlier import; say what this one "
+                    "does: --replace (this file becomes their labels, as a new revision; pairs it lacks are "
+                    "withdrawn) or --add (its labels join theirs; a pair in both takes this file's grade)."
+                )
+            if mode == "replace":
+                kept = set(zip(qrels.frame["qid"].to_list(), qrels.frame["docid"].to_list()))
+                for qid, docid in sorted(before - kept):
+                    while log.current(connection, qid, docid, assessor) is not None:
+                        log.undo(connection, qid, docid, assessor, None)
+            return recorded
 
     def import_automatic(self, path: str | Path, assessor: automatic.AutomaticAssessor) -> Recorded:
         """Record an automatic assessor's labels file (JSON Lines) with its metadata, in one transaction.
