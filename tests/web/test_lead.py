@@ -279,3 +279,19 @@ def test_freeze_needs_csrf_and_unknown_sets_are_404(lena):
     for url in ("/lead/sets/nope@1", "/lead/sets/nope@1/qrels", "/lead/sets/nope/sidecar"):
         response = lena.client.get(url)
         assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+def test_the_dashboard_shows_the_calibration_of_an_automatic_assessor(lena, store, alice, bob, tmp_path):
+    import hashlib
+
+    from judged.judgments.automatic import AutomaticAssessor
+
+    pairs = _grade_overlap(store, alice, bob)
+    labels = tmp_path / "llm.jsonl"  # one grade above alice's on every pair she graded, capped at 3
+    labels.write_text("".join(json.dumps({"qid": q, "docid": d, "grade": min(3, g + 1)}) + "\n"
+                              for (q, d), g in zip(pairs, ALICE)))
+    store.import_automatic(labels, AutomaticAssessor("llm", "m", hashlib.sha256(b"p").hexdigest()))
+    page = lena.client.get("/lead").text
+    assert '<h3 data-automatic="llm">llm against alice</h3>' in page
+    assert "6 pairs graded by both, raw agreement 0.333" in page  # alice's two 3s stay 3: 2 of 6 identical
+    assert "<tr><td>0</td><td class=\"num\">1</td>" in page

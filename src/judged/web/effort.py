@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from judged.agreement import Agreement, Gate, agreement, gate
+from judged.agreement.calibration import Calibration, calibrate
 from judged.judgments.model import Judgment, Query
 from judged.judgments.worklist import PoolAssignment
 from judged.render.agreement import render_agreement_json
@@ -175,3 +176,23 @@ def effort_agreement(labels: pl.DataFrame, assignments: Sequence[PoolAssignment]
     result = agreement(graded, grades=list(grades), resamples=resamples, seed=0)
     note = f"grade domain {', '.join(map(str, grades))} (the rubric's levels)"
     return EffortAgreement(result, gate(result, min_pairs=min_pairs, min_kappa=min_kappa), note)
+
+
+def calibrations(labels: pl.DataFrame, machines: Sequence[str], grades: Sequence[int] | None, *,
+                 resamples: int = 500) -> list[Calibration]:
+    """Each automatic assessor against the person who graded most of the same pairs (the dashboard's panel).
+
+    ``labels`` are the store's current grades; nothing is computed without a rubric (``grades``).
+    """
+    if grades is None:
+        return []
+    people = labels.filter(~pl.col("assessor").is_in(list(machines)))
+    found = []
+    for machine in machines:
+        mine = labels.filter(pl.col("assessor") == machine).select("qid", "docid")
+        shared = (people.join(mine, on=["qid", "docid"], how="semi")["assessor"].value_counts()
+                  .sort(["count", "assessor"], descending=[True, False]))  # most shared pairs, then by name
+        if shared.is_empty():
+            continue
+        found.append(calibrate(labels, machine, shared["assessor"][0], grades=list(grades), resamples=resamples))
+    return found

@@ -20,7 +20,7 @@ from starlette.datastructures import FormData
 from judged.errors import UsageError
 from judged.judgments.accounts import User
 from judged.judgments.freeze import RESOLVE
-from judged.web.effort import Effort, EffortAgreement, effort_agreement, summarise
+from judged.web.effort import Effort, EffortAgreement, calibrations, effort_agreement, summarise
 from judged.web.errors import ApiError
 from judged.web.pages import render
 from judged.web.security import lead_user, lead_with_csrf
@@ -65,9 +65,12 @@ def dashboard(request: Request, user: _Lead) -> Response:
         if assignments:
             efforts.append(summarise(pool, assignments, labels, {}, {}))
     assessors = [u.name for u in state.accounts.users()]
+    rubric = state.store.rubric()
+    calibrated = calibrations(state.store.current_labels(), state.store.automatic_assessors(),
+                              rubric.grades if rubric else None)
     return render(request, "lead.html", {
         "pools": pools, "efforts": efforts, "users": assessors, "sets": state.store.judgment_sets(),
-        "resolve": RESOLVE[:-1],
+        "resolve": RESOLVE[:-1], "calibrations": calibrated,
     })
 
 
