@@ -131,11 +131,6 @@ QUICKTEST = [
     ("out.test.aqZ", ["-q", "-m", "all_trec", "-Z", "zscores_file", "qrels.test", "results.test"]),
 ]
 
-#: Command-line arguments judged does not accept yet, and the entry whose lines they print: the meas_params
-#: comparison runs without them (and without those lines). It fails once an argument is accepted.
-NOT_ACCEPTED = {
-    "11pt_avg..25,.5,.75": "11pt_avg",  # IPrec11pt takes no recall levels yet
-}
 #: m_rbp.c reads uninitialised memory, so the expected rbp values belong to one build (README): only the
 #: number of rbp lines is compared.
 BUILD_DEPENDENT = {"rbp"}
@@ -162,19 +157,11 @@ def judged_trec_eval(arguments, conformance):
 
 @pytest.mark.parametrize(("expected", "arguments"), QUICKTEST, ids=[" ".join(a) for _, a in QUICKTEST])
 def test_judged_trec_eval_quicktest(conformance, expected, arguments):
-    refused = [a for a in arguments if a.removeprefix("-m") in NOT_ACCEPTED]
-    for argument in refused:
-        alone = judged_trec_eval(["-m", argument.removeprefix("-m"), "qrels.test", "results.test"], conformance)
-        assert alone.exit_code == 1, f"{argument} is accepted now: delete it from NOT_ACCEPTED"
-    skipped = {NOT_ACCEPTED[a.removeprefix("-m")] for a in refused}
-    kept = [a for i, a in enumerate(arguments)
-            if a not in refused and not (a == "-m" and i + 1 < len(arguments) and arguments[i + 1] in refused)]
-    result = judged_trec_eval(kept, conformance)
+    result = judged_trec_eval(arguments, conformance)
     assert result.exit_code == 0, result.output
     ours = result.stdout.splitlines(keepends=True)
     theirs = (conformance / expected).read_text().splitlines(keepends=True)
     assert result.stderr == ""
-    theirs = [line for line in theirs if entry_of(line) not in skipped]
     dependent = [[line for line in lines if entry_of(line) in BUILD_DEPENDENT] for lines in (ours, theirs)]
     assert len(dependent[0]) == len(dependent[1])
     assert [line for line in ours if entry_of(line) not in BUILD_DEPENDENT] == [

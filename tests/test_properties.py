@@ -123,6 +123,7 @@ def measures(draw, gains=ANY_GAINS):
         "max_rel": st.sampled_from((3, 4, "query")),
         "beta": st.floats(0, 4),
         "recall": st.floats(0, 1),
+        "levels": st.lists(st.floats(0, 1), min_size=1, max_size=5).map(lambda v: tuple(sorted(v))),
         "rounding": st.sampled_from(("round", "v9")),
         "mult": st.floats(0, 3),
         "rel_ret": st.floats(-3, 3),

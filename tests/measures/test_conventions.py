@@ -36,7 +36,7 @@ def test_the_table_lists_each_convention_once_measure_parameters_first():
     assert names[-2:] == ["missing", "depth"]
     assert PARAM_ORDER == tuple(names[:-2])
     # after the shared conventions come the families' own (set_F's beta, IPrec's rounding, RBP's p, ...)
-    assert all(c.kind in ("number", "scale", "choice") for c in CONVENTIONS[6:-2])
+    assert all(c.kind in ("number", "numbers", "scale", "choice") for c in CONVENTIONS[6:-2])
     assert [c.name for c in EVALUATION_CONVENTIONS] == ["missing", "depth"]
 
 
@@ -70,6 +70,24 @@ def test_the_parser_accepts_exactly_the_table_choices(conv):
     with pytest.raises(MeasureError) as err:
         parse(f"{family}({conv.name}=nope)")
     assert str(err.value) == f"{conv.name} must be one of {'|'.join(conv.choices)}. Got 'nope' instead."
+
+
+def test_a_list_of_numbers_reads_in_brackets_sorted_within_its_bounds():
+    m = parse("IPrec11pt(levels=[ .75, 0.25,0.5 ,0.5], rel=2)")
+    assert m.levels == (0.25, 0.5, 0.5, 0.75)
+    assert str(m) == "IPrec11pt(rel=2,unjudged=zero,ties=trec,norel=0,rounding=round,levels=[0.25,0.5,0.5,0.75])"
+    assert parse(str(m)) == m
+    assert str(Measure("IPrec11pt")).endswith("levels=[0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1])")
+    for text, why in [("levels=0.5", r"levels must be numbers in brackets, as in levels=\[0.25,0.5,0.75\]"),
+                      ("levels=[]", "levels must be numbers in brackets"),
+                      ("levels=[0.5,1.5]", "levels must be a finite number >= 0 and <= 1. Got '1.5'"),
+                      ("levels=[0.5,x]", "levels must be a finite number >= 0 and <= 1. Got 'x'")]:
+        with pytest.raises(MeasureError, match=why):
+            parse(f"IPrec11pt({text})")
+    with pytest.raises(MeasureError, match="levels must be in ascending order"):
+        Measure("IPrec11pt", levels=(0.5, 0.25))
+    with pytest.raises(MeasureError, match="has no parameter 'levels'"):
+        parse("IPrec(levels=[0.5])")
 
 
 def test_an_unknown_parameter_names_every_measure_convention():

@@ -37,6 +37,10 @@ WORKED = {
     "IPrec(recall=0.9)": 0.0,
     # levels 0..0.4 need 0 or 1 relevant (1.0), 0.5..0.8 need 2 (0.5), 0.9 and 1 need 3 (0): (5 + 4 * 0.5) / 11
     "IPrec11pt": (5 * 1.0 + 4 * 0.5) / 11,
+    # trec_eval 8's 3 points: 0.2 -> lround(0.6) = 1 (1.0), 0.5 -> 2 (2/4), 0.8 -> lround(2.4) = 2 (2/4)
+    "IPrec11pt(levels=[0.2,0.5,0.8])": (1.0 + 2 / 4 + 2 / 4) / 3,
+    # a repeated level counts twice: 0.5 -> 2 (2/4) twice, 1 -> 3 > 2 retrieved (0)
+    "IPrec11pt(levels=[0.5,0.5,1])": (2 / 4 + 2 / 4 + 0.0) / 3,
     # top floor(mult * 3 + 0.9): 0.5 -> 2 documents (1 relevant), 1 -> 3 (R-precision), 2 -> 6 (2 relevant)
     "Rprec_mult(mult=0.5)": 1 / 2,
     "Rprec_mult": 1 / 3,
@@ -176,7 +180,8 @@ def test_unjudged_is_one_minus_judged_exactly_when_k_documents_were_retrieved(gr
     ("ndcg_cut_10", "nDCG@10"), ("ndcg_cut.10", "nDCG@10"), ("P_10", "P@10"), ("P.5", "P@5"),
     ("map_cut_10", "AP@10"), ("recip_rank", "RR"), ("infAP", "infAP"), ("gm_map", "GMAP"),
     ("iprec_at_recall_0.50", "IPrec(recall=0.5)"), ("iprec_at_recall..25", "IPrec(recall=0.25)"),
-    ("11pt_avg", "IPrec11pt"), ("Rprec_mult_0.20", "Rprec_mult(mult=0.2)"), ("set_F.0.5", "SetF(beta=0.5)"),
+    ("11pt_avg", "IPrec11pt"), ("11pt_avg..25,.5,.75", "IPrec11pt(levels=[0.75,0.5,0.25])"),
+    ("Rprec_mult_0.20", "Rprec_mult(mult=0.2)"), ("set_F.0.5", "SetF(beta=0.5)"),
     ("utility.2,-1,0,0", "Utility(rel_ret=2)"), ("relative_P_5", "RelP@5"), ("set_relative_P", "RelP"),
     ("set_map", "SetAP"), ("num_q", "NumQ"), ("unj_10", "Unjudged@10"), ("gm_bpref", "GMBpref"),
     ("num_nonrel_judged_ret", "NumNonRelJudgedRet"), ("binG", "binG"),
@@ -205,7 +210,8 @@ def test_a_trec_eval_name_for_several_measures_is_refused_with_them_listed():
     ("utility.1,-1,0,0.5", "collection size"),
     ("utility.1,-1", "takes 4 coefficient"),
     ("iprec_at_recall.1.5", "recall must be a finite number >= 0 and <= 1"),
-    ("11pt_avg..25,.5", "takes no parameters in judged"),
+    ("11pt_avg..5,.25", "ascending order only"),
+    ("11pt_avg..5,1.5", "levels must be a finite number >= 0 and <= 1"),
 ])
 def test_trec_eval_parameters_judged_cannot_honour_are_refused(name, why):
     with pytest.raises(UsageError, match=why):

@@ -72,7 +72,7 @@ BATTERY = (
     "IPrec(recall=0.35)", "IPrec(unjudged=drop,ties=input,recall=0.5)", "IPrec(ties=worst,norel=1,recall=1)",
     "IPrec(ties=best,norel=skip)",
     "IPrec11pt", "IPrec11pt(unjudged=drop,ties=input)", "IPrec11pt(ties=worst,norel=1)",
-    "IPrec11pt(ties=best,norel=skip)",
+    "IPrec11pt(ties=best,norel=skip)", "IPrec11pt(unjudged=drop,levels=[0.2,0.5,0.8])",
     "Rprec_mult(mult=0.4)", "Rprec_mult(unjudged=drop,ties=input,mult=2)", "Rprec_mult(ties=worst,norel=1)",
     "Rprec_mult(ties=best,norel=skip)",
     "SetAP", "SetAP(unjudged=drop,ties=input)@3", "SetAP(ties=worst,norel=1)@2", "SetAP(ties=best,norel=skip)",
@@ -136,6 +136,7 @@ def measures(draw):
                "unjudged": st.sampled_from(UNJUDGED), "ties": st.sampled_from(family.ties),
                "norel": st.sampled_from(NORELS), "p": st.floats(0.05, 0.95), "T": st.floats(0.25, 4),
                "max_rel": st.sampled_from((3, "query")), "beta": st.floats(0, 4), "recall": st.floats(0, 1),
+               "levels": st.lists(st.floats(0, 1), min_size=1, max_size=4).map(lambda v: tuple(sorted(v))),
                "rounding": st.sampled_from(("round", "v9")), "mult": st.floats(0, 3), "rel_ret": st.floats(-3, 3),
                "nonrel_ret": st.floats(-3, 3),
                "rel_missed": st.floats(-3, 3)}
@@ -199,7 +200,8 @@ def registry_measures() -> list[Measure]:
     values = {"gain": (Gain("linear"), Gain("exp"), Gain("map", ((0, 0.5), (1, 1.0), (2, 3.5), (3, 2.0)))),
               "rel": (-1, 0, 1, 2, 3), "ideal": IDEALS, "unjudged": UNJUDGED, "norel": NORELS,
               "p": (0.5, 0.9), "T": (0.5, 2.0), "max_rel": ("query", 3), "beta": (0.0, 2.0),
-              "recall": (0.0, 0.35, 1.0), "rounding": ("round", "v9"), "mult": (0.2, 2.0), "rel_ret": (2.0,),
+              "recall": (0.0, 0.35, 1.0), "levels": ((0.2, 0.5, 0.8), (0.5, 0.5, 1.0)), "rounding": ("round", "v9"),
+              "mult": (0.2, 2.0), "rel_ret": (2.0,),
               "nonrel_ret": (-0.5,),
               "rel_missed": (-1.0,)}
     scaled_gains = (Gain("linear"), Gain("exp"), Gain("map", ((1, 0.5), (2, 1.0), (3, 2.0))))  # monotone

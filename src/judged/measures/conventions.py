@@ -26,10 +26,10 @@ from typing import Literal
 
 from judged.errors import MeasureError, UsageError
 
-#: What the value of a convention is: one of ``choices``, an integer grade, a gain rule, a depth, or a number
-#: (a family's own coefficient, such as set_F's beta, within ``bounds``), or a grade scale (a grade >= 1 or
-#: ``query``).
-Kind = Literal["choice", "grade", "gain", "depth", "number", "scale"]
+#: What the value of a convention is: one of ``choices``, an integer grade, a gain rule, a depth, a number
+#: (a family's own coefficient, such as set_F's beta, within ``bounds``), a list of such numbers in ascending
+#: order, written in brackets (``[0.25,0.5,0.75]``), or a grade scale (a grade >= 1 or ``query``).
+Kind = Literal["choice", "grade", "gain", "depth", "number", "numbers", "scale"]
 #: Whether a convention belongs to each measure or to the whole evaluation.
 Scope = Literal["measure", "evaluation"]
 
@@ -114,6 +114,13 @@ CONVENTIONS: tuple[Convention, ...] = (
         "IPrec, IPrec11pt: the relevant document at which recall level r is met, of R relevant: `round`, the "
         "lround(r R)-th (trec_eval 10) or `v9`, the (long)(r R + 0.9)-th (trec_eval 9, and so pytrec_eval)",
         ("round", "v9"), pinnable=False,
+    ),
+    Convention(
+        "levels", "measure", "numbers", "[0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1]",
+        "IPrec11pt: the recall levels (0..1, ascending, a level may repeat) whose interpolated precisions are "
+        "averaged; the default is the 11 points (trec_eval's 11pt_avg parameters: 11pt_avg.0.2,0.5,0.8 is "
+        "levels=[0.2,0.5,0.8])",
+        pinnable=False, bounds=(0.0, 1.0),
     ),
     Convention(
         "mult", "measure", "number", "1",

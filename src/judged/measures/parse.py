@@ -1,7 +1,8 @@
 """Read measure strings in the ir_measures style, extended with explicit conventions.
 
 Grammar: ``NAME [ "(" key=value {"," key=value} ")" ] [ "@" k ]``. Values may
-be quoted; a gain map is written in braces (``gain={0:0,1:1,2:3,3:7}``).
+be quoted; a gain map is written in braces (``gain={0:0,1:1,2:3,3:7}``), a list of
+numbers in brackets (``levels=[0.25,0.5,0.75]``).
 A name judged does not know is read as trec_eval names it (``ndcg_cut_10``,
 ``ndcg_cut.10``, ``P_10``, ``map_cut_10``, ``iprec_at_recall_0.50``,
 ``11pt_avg``), through the one table :mod:`judged.measures.trec_names`, when
@@ -127,9 +128,9 @@ def _matching_paren(text: str, open_at: int) -> int:
 def _split_params(body: str, text: str) -> dict[str, str]:
     items, depth, start = [], 0, 0
     for i, ch in enumerate(body):
-        if ch == "{":
+        if ch in "{[":
             depth += 1
-        elif ch == "}":
+        elif ch in "}]":
             depth -= 1
         elif ch == "," and depth == 0:
             items.append(body[start:i])

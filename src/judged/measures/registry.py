@@ -70,6 +70,8 @@ class Family:
         for param in self.params:
             if convention(param).kind == "number":
                 value_of(param, repr(float(getattr(measure, param))), self.name)  # its bounds
+            if convention(param).kind == "numbers":
+                _check_numbers(param, getattr(measure, param), self.name)
         if measure.ties not in self.ties:
             raise MeasureError(
                 f"{self.name} does not support ties={measure.ties}: "
@@ -77,6 +79,17 @@ class Family:
                 + "|".join(self.ties)
                 + "."
             )
+
+
+def _check_numbers(param: str, values: object, name: str) -> None:
+    """A list convention holds a non-empty tuple of numbers in its bounds, in ascending order (as parsing gives)."""
+    from judged.measures.spec import value_of
+
+    if not isinstance(values, tuple) or not values:
+        raise MeasureError(f"{name}: {param} must be a non-empty tuple of numbers. Got {values!r}.")
+    text = "[" + ",".join(repr(float(v)) for v in values) + "]"
+    if value_of(param, text, name) != tuple(float(v) for v in values):
+        raise MeasureError(f"{name}: {param} must be in ascending order. Got {values!r}.")
 
 
 _FAMILIES: dict[str, Family] = {}

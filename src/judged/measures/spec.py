@@ -121,14 +121,16 @@ def value_of(name: str, text: str, context: str | None = None) -> Any:
     """The value of the measure convention ``name`` written as ``text``, checked against the conventions table.
 
     A gain becomes a :class:`Gain`, a grade an ``int``, a number a ``float`` in
-    its convention's bounds, a scale an ``int`` grade or ``"query"``; a
-    choice stays its text. ``context`` (the measure being read) goes into the
-    error message.
+    its convention's bounds, a list of numbers (``[0.25,0.5]``) a tuple of them
+    in ascending order, a scale an ``int`` grade or ``"query"``; a choice stays
+    its text. ``context`` (the measure being read) goes into the error message.
 
     >>> value_of("gain", "exp"), value_of("rel", "02"), value_of("ties", "average")
     (Gain(kind='exp', mapping=()), 2, 'average')
     >>> value_of("p", "0.95"), value_of("max_rel", "3"), value_of("max_rel", "query")
     (0.95, 3, 'query')
+    >>> value_of("levels", "[.75, 0.25,.5]")
+    (0.25, 0.5, 0.75)
     """
     spec = convention(name)
     kind = spec.kind
@@ -151,7 +153,27 @@ def value_of(name: str, text: str, context: str | None = None) -> Any:
             raise MeasureError(f"{name} must be an integer grade. Got {text!r} in {context or text!r}.") from None
     if kind == "number":
         return _number_in_bounds(name, text, context)
+    if kind == "numbers":
+        return _numbers_in_bounds(name, text, context)
     return convention(name).check(text)
+
+
+def _numbers_in_bounds(name: str, text: str, context: str | None) -> tuple[float, ...]:
+    """``[a,b,...]``: one or more numbers, each within the convention's bounds, in ascending order."""
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")) or not body[1:-1].strip():
+        raise MeasureError(f"{name} must be numbers in brackets, as in {name}=[0.25,0.5,0.75]. "
+                           f"Got {text!r} in {context or text!r}.")
+    return tuple(sorted(_number_in_bounds(name, item.strip(), context) for item in body[1:-1].split(",")))
+
+
+def numbers_text(values: tuple[float, ...]) -> str:
+    """The canonical text of a list of numbers.
+
+    >>> numbers_text((0.25, 0.5, 1.0))
+    '[0.25,0.5,1]'
+    """
+    return "[" + ",".join(_format_number(v) for v in values) + "]"
 
 
 def _number_in_bounds(name: str, text: str, context: str | None) -> float:
@@ -192,6 +214,7 @@ class Measure:
     beta: float = DEFAULTS["beta"]
     recall: float = DEFAULTS["recall"]
     rounding: Rounding = DEFAULTS["rounding"]
+    levels: tuple[float, ...] = DEFAULTS["levels"]
     mult: float = DEFAULTS["mult"]
     rel_ret: float = DEFAULTS["rel_ret"]
     nonrel_ret: float = DEFAULTS["nonrel_ret"]
@@ -233,4 +256,6 @@ class Measure:
 
 def _param_text(measure: Measure, param: str) -> str:
     value = getattr(measure, param)
+    if isinstance(value, tuple) and convention(param).kind == "numbers":
+        return numbers_text(value)
     return _format_number(value) if isinstance(value, float) else str(value)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from judged.errors import MeasureError, UsageError
@@ -37,7 +38,8 @@ class Entry:
     ``recall``, printed ``%3.2f`` as trec_eval does); ``coefficients`` the
     conventions one parameter list sets in order (``utility.2,-1,0,0``; a
     ``None`` slot is a coefficient judged does not offer, accepted only at 0),
-    printed as written. ``per_query`` is False for what trec_eval prints in
+    printed as written; ``numbers`` the list convention the whole parameter list sets (``11pt_avg..25,.5``
+    sets ``levels``, printed as written). ``per_query`` is False for what trec_eval prints in
     the summary only (gm_map, gm_bpref, num_q). ``conventions`` are the
     values trec_eval fixes where judged's default differs (rbp's p = 0.9).
     """
@@ -47,6 +49,7 @@ class Entry:
     level: str | None = None
     levels: tuple[float, ...] = ()
     coefficients: tuple[str | None, ...] = ()
+    numbers: str | None = None
     per_query: bool = True
     conventions: tuple[tuple[str, object], ...] = ()
 
@@ -75,7 +78,7 @@ TABLE: dict[str, Entry] = {
     "gm_bpref": Entry("GMBpref", per_query=False),
     "Rprec_mult": Entry("Rprec_mult", level="mult", levels=R_MULTIPLES),
     "utility": Entry("Utility", coefficients=("rel_ret", "nonrel_ret", "rel_missed", None)),
-    "11pt_avg": Entry("IPrec11pt"),
+    "11pt_avg": Entry("IPrec11pt", numbers="levels"),
     "binG": Entry("binG"),
     "G": Entry("G"),
     "dcg": Entry("DCG"),
@@ -158,6 +161,9 @@ def from_trec_eval(name: str, *, rel: int = 1, judged_only: bool = False) -> lis
         levels = _numbers(params, name) if params else entry.levels
         return [(f"{table_name}_{v:3.2f}", _with_flags(_make(entry.family, {entry.level: v}, name), rel, judged_only))
                 for v in sorted(set(levels))]
+    if entry.numbers is not None and params:
+        return [(f"{table_name}_{params}", _with_flags(_make(entry.family, {entry.numbers: _ascending(
+            _numbers(params, name), name)}, name), rel, judged_only))]
     if entry.coefficients and params:
         measure = _make(entry.family, _coefficients(entry, _numbers(params, name), name), name)
         return [(f"{table_name}_{params}", _with_flags(measure, rel, judged_only))]
@@ -198,6 +204,10 @@ def to_trec_eval(measure: Measure) -> TrecName:
             return TrecName(f"{entry_name}_{level:3.2f}", entry_name, level)
         if entry.coefficients:
             return TrecName(_coefficient_name(entry_name, entry, measure), entry_name, 0)
+        if entry.numbers is not None and getattr(measure, entry.numbers) != getattr(Measure(entry.family),
+                                                                                    entry.numbers):
+            values = ",".join(_number(v) for v in getattr(measure, entry.numbers))
+            return TrecName(f"{entry_name}_{values}", entry_name, 0)
         return TrecName(entry_name if k is None else f"{entry_name}_{k}", entry_name, k or 0)
     raise _refuse(measure, f"{name}{'@' + str(k) if k else ''}", "trec_eval has no such measure")
 
@@ -261,7 +271,16 @@ def _numbers(params: str, name: str) -> list[float]:
                          f"iprec_at_recall.0.1,0.5. Got {name!r}.") from None
 
 
-def _make(family: str, values: dict[str, float], name: str) -> Measure:
+def _ascending(values: list[float], name: str) -> tuple[float, ...]:
+    """The levels of 11pt_avg, which must ascend: m_11pt_avg.c meets them from the last one down, so what
+    trec_eval prints for levels out of order is not their average."""
+    if values != sorted(values):
+        raise UsageError(f"trec_eval's 11pt_avg reads its recall levels in ascending order only (m_11pt_avg.c "
+                         f"meets them from the last down); write them ascending. Got {name!r}.")
+    return tuple(values)
+
+
+def _make(family: str, values: Mapping[str, object], name: str) -> Measure:
     try:
         return Measure(family, **values)  # type: ignore[arg-type]
     except MeasureError as err:

@@ -29,8 +29,6 @@ from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import measure_view
 
-#: trec_eval's default recall levels for iprec_at_recall and 11pt_avg, as the same double literals.
-ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _PARAMS = ("rel", "unjudged", "ties", "norel", "rounding")
 
 
@@ -89,16 +87,27 @@ def iprec(view: RankedView, measure: Measure) -> np.ndarray:
 @family(
     "IPrec11pt",
     aliases=("11pt_avg",),
-    params=_PARAMS,
+    params=(*_PARAMS, "levels"),
     ties=ORDERED_TIES,
     cutoff="none",
-    summary="11-point interpolated average precision (trec_eval's 11pt_avg): interpolated precision averaged "
-    "over recall 0, 0.1, ..., 1",
-    formula="(1/11) sum_{r in 0, 0.1, ..., 1} IPrec(recall=r)",
+    summary="interpolated precision averaged over recall levels (trec_eval's 11pt_avg): by default the 11 points "
+    "0, 0.1, ..., 1 of the recall-precision graph, or the given levels (trec_eval 8's 3-point average is "
+    "levels=[0.2,0.5,0.8])",
+    formula="(1/|levels|) sum_{r in levels} IPrec(recall=r), a repeated level counted each time; levels "
+    "default 0, 0.1, ..., 1",
 )
 def iprec_11pt(view: RankedView, measure: Measure) -> np.ndarray:
+    """The mean of IPrec over ``measure.levels``, added from the highest level down as trec_eval adds them.
+
+    >>> import judged
+    >>> run = {"q": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}}
+    >>> qrels = {"q": {"b": 1, "d": 1, "e": 1, "f": 1}}  # R = 4: b at rank 2 (1/2), d at rank 4 (2/4)
+    >>> judged.evaluate(run, qrels, ["IPrec11pt(levels=[0.25,0.5,0.75])"]).value(
+    ...     "IPrec11pt(levels=[0.25,0.5,0.75])")  # lround: the 1st, 2nd, 3rd relevant: (0.5 + 0.5 + 0) / 3
+    0.3333333333333333
+    """
     view = measure_view(view, measure)
     total = np.zeros(view.num_queries)
-    for level in reversed(ELEVEN_POINTS):  # trec_eval adds the highest level first
+    for level in reversed(measure.levels):
         total += interpolated_precision(view, measure, level)
-    return total / len(ELEVEN_POINTS)
+    return total / len(measure.levels)
