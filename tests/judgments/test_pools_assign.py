@@ -217,3 +217,17 @@ def test_a_single_assessor_needs_no_overlap(pooled):
     with pytest.raises(UsageError, match="overlap set needs two or more assessors"):
         pooled.assign(["ana"])
     assert pooled.assign(["ana"], overlap_queries=0).shares["ana"].pairs == 256
+
+
+def test_a_new_rubric_version_can_put_older_grades_back_in_the_queue(sqlite_store):
+    from judged.rubric import Level, Rubric
+
+    levels = (Level(0, "no", "no help"), Level(1, "yes", "helps"))
+    sqlite_store.build_pool([Run.from_dict({"q1": {"a": 2.0, "b": 1.0}}, name="r")], depth=2)
+    sqlite_store.assign(["ana"], overlap_queries=0)
+    sqlite_store.add_rubric(Rubric("docs", "1", (0, 1), levels))
+    sqlite_store.record("q1", "a", assessor="ana", grade=1)
+    sqlite_store.add_rubric(Rubric("docs", "2", (0, 1), levels))
+    sqlite_store.record("q1", "b", assessor="ana", grade=0)  # under docs@2
+    assert sqlite_store.queue("ana") == []
+    assert [(p.qid, p.docid) for p in sqlite_store.queue("ana", rejudge_older=True)] == [("q1", "a")]

@@ -94,8 +94,10 @@ def history_command(qid, docid, db):
 @click.option("--assessor", "-a", required=True, help="Whose queue.")
 @click.option("--all", "show_all", is_flag=True, help="Include pairs the assessor already labelled.")
 @click.option("--limit", type=click.IntRange(min=1), help="Show at most this many pairs.")
+@click.option("--rejudge-older", is_flag=True,
+              help="Pairs graded under an older version of the newest rubric are to judge again.")
 @db_option
-def queue_command(assessor, show_all, limit, db):
+def queue_command(assessor, show_all, limit, rejudge_older, db):
     """List ASSESSOR's assigned pairs in presentation order: query and document only, no runs, ranks or scores.
 
     \b
@@ -103,7 +105,7 @@ def queue_command(assessor, show_all, limit, db):
       judged judge queue --assessor ana --limit 10
     """
     with open_store(db, must_exist=True) as store:
-        pairs = store.queue(assessor, pending_only=not show_all)[:limit]
+        pairs = store.queue(assessor, pending_only=not show_all, rejudge_older=rejudge_older)[:limit]
         rows = []
         for pair in pairs:
             query, document = store.query(pair.qid), store.document(pair.docid)

@@ -163,14 +163,22 @@ def _store(connection, pool, assessor, queries: dict[str, list[str]], owners, se
     return Share(len(rows), overlap_pairs, len(queries))
 
 
-def queue(connection: sa.Connection, assessor: str, pending_only: bool = True) -> list[AssignedPair]:
-    """An assessor's assigned pairs in presentation order; by default only those without a current label."""
+def queue(connection: sa.Connection, assessor: str, pending_only: bool = True,
+          rejudge: str | None = None) -> list[AssignedPair]:
+    """An assessor's assigned pairs in presentation order; by default only those without a current label.
+
+    ``rejudge`` (a rubric ``NAME@VERSION``) puts back in the queue the pairs whose current grade was given
+    under another version of that rubric, to be judged again under this one.
+    """
     rows = connection.execute(
         sa.select(t.assignments.c.position, t.assignments.c.qid, t.assignments.c.docid, t.assignments.c.overlap)
         .where(t.assignments.c.assessor == assessor)
         .order_by(t.assignments.c.position)
     )
-    done = {(e.qid, e.docid) for e in current_events(connection, [assessor])} if pending_only else set()
+    name = rejudge.partition("@")[0] if rejudge else None
+    done = {(e.qid, e.docid) for e in current_events(connection, [assessor])
+            if not (name and e.kind == "grade" and e.rubric and e.rubric.partition("@")[0] == name
+                    and e.rubric != rejudge)} if pending_only else set()
     shown = []
     for row in rows:  # a pair held in two efforts is shown once, at its first position
         if (row.qid, row.docid) not in done:

@@ -411,10 +411,15 @@ class Store:
             return assignment.assign(connection, pool, assessors, overlap_queries=overlap_queries,
                                      overlap_fraction=overlap_fraction, seed=seed)
 
-    def queue(self, assessor: str, *, pending_only: bool = True) -> list[AssignedPair]:
-        """An assessor's pairs in presentation order (no run names, ranks or scores)."""
+    def queue(self, assessor: str, *, pending_only: bool = True, rejudge_older: bool = False) -> list[AssignedPair]:
+        """An assessor's pairs in presentation order (no run names, ranks or scores).
+
+        ``rejudge_older``: pairs graded under an older version of the newest rubric are pending again.
+        """
         with self._read() as connection:
-            return assignment.queue(connection, assessor, pending_only)
+            newest = catalog.rubric_by_spec(connection, None) if rejudge_older else None
+            spec = f"{newest.name}@{newest.version}" if newest else None
+            return assignment.queue(connection, assessor, pending_only, spec)
 
     # -- adjudication and frozen sets ---------------------------------------------------------
 
