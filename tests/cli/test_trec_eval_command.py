@@ -166,9 +166,8 @@ def test_a_nickname_leaves_out_what_the_flags_make_meaningless_and_says_why(file
     assert lines(result.stdout)[2] == ["num_ret               ", "all", "2"]  # under -J: the judged b and c
     named = run_cli("-J", "-m", "unj", files["answered"], files["run"])
     assert named.exit_code == 1 and "illegal measure 'unj'" in named.stderr
-    missing = run_cli("-m", "ideal_dcg", files["answered"], files["run"])
-    assert missing.exit_code == 1
-    assert "judged does not compute trec_eval's 'ideal_dcg'" in missing.stderr
+    ideal = run_cli("-m", "ideal_dcg", files["answered"], files["run"])  # computed (IDCG), no longer refused
+    assert ideal.exit_code == 0 and [row[0].strip() for row in lines(ideal.stdout)] == ["ideal_dcg"]
 
 
 def test_version_and_help(files):

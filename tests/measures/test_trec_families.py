@@ -60,6 +60,11 @@ WORKED = {
     "NumNonRelJudgedRet": 2,  # d2, d6
     "NumNonRelJudgedRet@3": 1,
     "NumQ": 1,
+    # IDCG: the judged gains sorted, 2 (d4), 1 (d1), 1 (d7), whatever the run retrieved
+    "IDCG": 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4),
+    "IDCG@2": 2 / math.log2(2) + 1 / math.log2(3),
+    "IDCG(gain={1:3,2:9})": 9 / math.log2(2) + 3 / math.log2(3) + 3 / math.log2(4),
+    "IDCG(ideal=returned)": 2 / math.log2(2) + 1 / math.log2(3),  # d4 and d1 only: d7 was not retrieved
     # binG: d1 has 0 non-relevant above: 1/log2(2); d4 has 2 (d2, d3): 1/log2(4)
     "binG": (1 / math.log2(2) + 1 / math.log2(4)) / 3,
     # bpref: d1 1; d4 behind one judged non-relevant (d2): 1 - min(1, 3) / min(3, 2)
@@ -271,3 +276,21 @@ def test_ndcg_p_is_0_when_nothing_at_rel_was_retrieved_as_in_m_ndcg_p():
     run = {"q": {"c": 1.0}}
     assert judged.evaluate(run, GRADED_QRELS, ["nDCG_p(rel=2)"]).value("nDCG_p(rel=2)") == 0.0
     assert math.isclose(judged.evaluate(run, GRADED_QRELS, ["nDCG_p"]).value("nDCG_p"), 1 / (2 + 2 + 1 / math.log2(3)))
+
+
+@pytest.mark.parametrize(("expected", "arguments"), [
+    ("out.test.ideal_dcg", ["-q", "-m", "ideal_dcg", "qrels.test", "results.test"]),
+    ("out.test.ideal_dcg.c_gains", ["-q", "-c", "-m", "ideal_dcg.1=3,2=9,4=4.5", "qrels.rel_level", "results.trunc"]),
+    ("out.test.ideal_dcg.JMl2", ["-q", "-J", "-M50", "-l2", "-m", "ideal_dcg", "qrels.rel_level", "results.test"]),
+])
+def test_ideal_dcg_matches_trec_eval_10(conformance, expected, arguments):
+    """trec_eval 10's ideal_dcg output (generated, tests/data/trec_eval/README.md) through judged trec_eval, byte for
+    byte: under -c the query the run lacks keeps its ideal DCG, as trec_eval's stand-in ranking does."""
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    words = [str(conformance / w) if (conformance / w).is_file() else w for w in arguments]
+    result = CliRunner().invoke(main, ["trec_eval", *words])
+    assert result.exit_code == 0, result.output
+    assert result.stdout == (conformance / expected).read_text()

@@ -82,6 +82,7 @@ TABLE: dict[str, Entry] = {
     "binG": Entry("binG"),
     "G": Entry("G"),
     "dcg": Entry("DCG"),
+    "ideal_dcg": Entry("IDCG"),
     "ndcg": Entry("nDCG"),
     "ndcg_rel": Entry("nDCG_rel"),
     "Rndcg": Entry("Rndcg"),
@@ -102,7 +103,7 @@ TABLE: dict[str, Entry] = {
 }
 
 #: The entries whose parameters are a gain map, ``ndcg.1=3,2=9`` (trec_eval's setup_gains).
-GAIN_MAPS = ("ndcg", "G", "ndcg_rel", "Rndcg")
+GAIN_MAPS = ("ndcg", "G", "dcg", "ideal_dcg", "ndcg_rel", "Rndcg")
 
 _NAME = re.compile(r"(?P<entry>[A-Za-z0-9_]+?)(?:[._](?P<params>[0-9.=,+-]+))?")
 

@@ -84,3 +84,22 @@ def ndcg(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def dcg_measure(view: RankedView, measure: Measure) -> np.ndarray:
     return dcg(measure_view(view, measure), measure)
+
+
+@family(
+    "IDCG",
+    aliases=("ideal_dcg",),
+    params=("gain", "ideal"),
+    summary="ideal discounted cumulative gain: the DCG of the judged documents sorted by gain, nDCG's "
+    "denominator (trec_eval's ideal_dcg)",
+    formula="sum_{i<=k} gain_i / log2(i+1) over the judged gains sorted descending (positive gains only)",
+)
+def ideal_dcg_measure(view: RankedView, measure: Measure) -> np.ndarray:
+    """nDCG's denominator on its own, from every judged document whatever the run retrieved.
+
+    >>> import judged
+    >>> r = judged.evaluate({"q": {"a": 1.0}}, {"q": {"a": 0, "b": 2, "c": 1}}, ["IDCG", "IDCG@1"])
+    >>> r.value("IDCG"), r.value("IDCG@1")  # 2/log2(2) + 1/log2(3), and 2/log2(2)
+    (2.6309297535714578, 2.0)
+    """
+    return ideal_dcg(measure_view(view, measure), measure)
