@@ -11,7 +11,25 @@ import polars as pl
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ir_measures import AP, RR, Bpref, Judged, NumRel, NumRet, P, R, Rprec, SetP, SetR, Success, nDCG
+from ir_measures import (
+    AP,
+    RR,
+    Bpref,
+    IPrec,
+    Judged,
+    NumRel,
+    NumRet,
+    P,
+    R,
+    Rprec,
+    SetAP,
+    SetF,
+    SetP,
+    SetR,
+    Success,
+    infAP,
+    nDCG,
+)
 
 from judged import UsageError
 from judged import ir_measures as shim
@@ -24,7 +42,7 @@ SCORES = st.one_of(st.sampled_from([0.0, 1.0, 1.0 + 1e-9, 2.0]), st.floats(-10, 
 # ir_measures runs pytrec_eval once per setting, and which run's NumRet and nDCG it reports for the others
 # depends on set order (the hash seed).
 PLAIN = (nDCG@10, nDCG, AP, AP@5, P@3, P(rel=2)@5, SetP, R@10, SetR, RR, Success@5, Bpref, Rprec,
-         NumRet, NumRet(rel=1))
+         NumRet, NumRet(rel=1), IPrec@0.2, IPrec@0.7, infAP, SetAP, SetF, SetF(beta=0.5))
 JUDGED_ONLY = (nDCG(judged_only=True)@5, P(judged_only=True)@5, AP(judged_only=True))
 GAINS = (nDCG(gains={0: 0, 1: 1, 2: 5})@5, nDCG(gains={0: 0, 1: 1, 2: 5, 3: 6}))
 

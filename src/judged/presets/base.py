@@ -134,14 +134,3 @@ def _drop_ok(value, m) -> str | None:
 
 def _integral(value: float) -> bool:
     return float(value).is_integer()
-
-
-def _named(at_k: str | None, whole: str | None) -> Namer:
-    """The library's name with a cutoff (``{k}`` stands for it) and without one."""
-
-    def name(m: Measure) -> str:
-        if m.cutoff is None:
-            return whole or ""
-        return (at_k or "").format(k=m.cutoff)
-
-    return name

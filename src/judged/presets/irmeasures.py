@@ -34,10 +34,14 @@ def _irm_name(m: Measure) -> str:
         params.append("judged_only=True")  # SetR has none: dropping unjudged documents cannot change it
     if m.name == "nDCG" and m.gain.kind == "map":
         params.append("gains={" + ",".join(f"{g}:{int(v)}" for g, v in m.gain.mapping) + "}")
+    if m.name == "SetF" and m.beta != 1:
+        params.append(f"beta={m.beta!r}")
     base = {"P": "SetP" if m.cutoff is None else "P", "R": "SetR" if m.cutoff is None else "R",
             "NumRelRet": "NumRet"}.get(m.name, m.name)
     if m.name == "NumRelRet":
         params = [f"rel={m.rel}"]
+    if m.name == "IPrec":
+        return f"IPrec{'(' + ','.join(params) + ')' if params else ''}@{m.recall!r}"
     text = base + (f"({','.join(params)})" if params else "")
     return text if m.cutoff is None else f"{text}@{m.cutoff}"
 
@@ -74,7 +78,17 @@ def _irm_rules() -> dict[str, _Rule]:
         "NumRet": _Rule(_irm_name, cutoff="none"),
         "NumRelRet": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED,
                            free={"rel": _IRM_REL, "unjudged": _irm_no_drop}),
+        # through its pytrec_eval provider, whose trec_eval 9 meets a recall level at the (long)(r R + 0.9)-th
+        "IPrec": _Rule(_irm_name, cutoff="none", fixed={**_IRM_FIXED, "rounding": "v9"},
+                       free={**common, "recall": _any}),
+        "infAP": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free=common),
+        "SetAP": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free=common),
+        "SetF": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free={**common, "beta": _any}),
     }
+
+
+def _any(value, m) -> str | None:
+    return None
 
 
 _IR_MEASURES = Preset(
@@ -99,6 +113,8 @@ _IR_MEASURES = Preset(
         "DCG": "ir_measures has no unnormalised DCG",
         "NumRel": "ir_measures reports NumRel 0 for a query missing from the run (its DEFAULT), "
         "judged its true count, under missing='zero'",
+        "NumQ": "ir_measures reports NumQ 0 for a query missing from the run (its DEFAULT), where judged counts "
+        "every judged query under missing='zero', as trec_eval -c does",
         "Judged": "ir_measures' Judged@k counts negative grades as judged and sorts ties by docid ascending, "
         "judged counts negative grades as unjudged",
     },

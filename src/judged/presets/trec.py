@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from judged.measures.spec import Measure
-from judged.measures.trec_names import gain_problem
-from judged.presets.base import Check, Namer, Preset, _drop_ok, _named, _rel_at_least, _Rule
+from judged.measures.trec_names import TABLE, gain_problem, to_trec_eval
+from judged.presets.base import Check, Preset, _drop_ok, _rel_at_least, _Rule
 
 
 def _trec_gain(value, m) -> str | None:
@@ -12,37 +14,36 @@ def _trec_gain(value, m) -> str | None:
 
 
 def _trec_name(m: Measure) -> str:
-    if m.name == "nDCG" and m.gain.kind == "map":
-        text = "ndcg_" + ",".join(f"{g}={int(v)}" for g, v in m.gain.mapping)
-    else:
-        text = _TREC_NAMES[m.name](m)
+    """trec_eval's name for ``m`` (:mod:`judged.measures.trec_names`, the one table), with its -l and -J flags."""
     flags = []
     if "rel" in m.family.params and m.rel != 1:
         flags.append(f"-l{m.rel}")
     if "unjudged" in m.family.params and m.unjudged == "drop":
         flags.append("-J")
-    return " ".join([text, *flags])
+    named = dataclasses.replace(m, rounding="round") if "rounding" in m.family.params else m  # 9 and 10 name it alike
+    return " ".join([to_trec_eval(named).printed, *flags])
 
 
-_TREC_NAMES: dict[str, Namer] = {
-    "nDCG": _named("ndcg_cut_{k}", "ndcg"),
-    "P": _named("P_{k}", "set_P"),
-    "R": _named("recall_{k}", "set_recall"),
-    "AP": _named("map_cut_{k}", "map"),
-    "RR": _named(None, "recip_rank"),
-    "Success": _named("success_{k}", None),
-    "Rprec": _named(None, "Rprec"),
-    "Bpref": _named(None, "bpref"),
-    "NumRet": _named(None, "num_ret"),
-    "NumRel": _named(None, "num_rel"),
-    "NumRelRet": _named(None, "num_rel_ret"),
-}
+#: The trec_eval entries pytrec_eval 0.5 computes (its supported_measures, less runid and relstring, which are
+#: not numbers per query): the families both presets reproduce, so that the pytrec_eval peer tests verify them.
+PYTREC_EVAL_ENTRIES = frozenset({
+    "num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec", "bpref", "recip_rank", "iprec_at_recall",
+    "P", "recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg", "binG", "G", "ndcg", "ndcg_rel",
+    "Rndcg", "ndcg_cut", "map_cut", "relative_P", "success", "set_P", "set_relative_P", "set_recall", "set_map",
+    "set_F", "num_nonrel_judged_ret",
+})
 
-_TREC_CUTOFF = {
-    "nDCG": "optional", "P": "optional", "R": "optional", "AP": "optional", "RR": "none",
-    "Success": "required", "Rprec": "none", "Bpref": "none", "NumRet": "none", "NumRel": "none",
-    "NumRelRet": "none",
-}
+
+def _cutoffs() -> dict[str, str]:
+    """Each family trec_eval and pytrec_eval compute, and whether it takes a cutoff there: ``optional`` when one of
+    its entries takes rank cutoffs and another none (P_10, set_P), ``required`` or ``none`` when all agree."""
+    kinds: dict[str, set[bool]] = {}
+    for name, entry in TABLE.items():
+        if name in PYTREC_EVAL_ENTRIES:
+            kinds.setdefault(entry.family, set()).add(entry.cutoffs is not None)
+    return {family: "optional" if len(cut) == 2 else "required" if True in cut else "none"
+            for family, cut in kinds.items()}
+
 
 _TREC_WHY = {
     "gain": "trec_eval's ndcg_cut uses the grade as the gain",
@@ -69,18 +70,29 @@ _TREC_CAVEATS = (
 )
 
 
-def _trec_rules(min_rel: int | None, rel_why: str) -> dict[str, _Rule]:
+#: A family's own coefficients, which trec_eval takes as the entry's parameters (set_F.0.5, utility.2,-1,0,0).
+_COEFFICIENTS = ("beta", "recall", "mult", "rel_ret", "nonrel_ret", "rel_missed")
+
+
+def _any(value, m) -> str | None:
+    return None
+
+
+def _trec_rules(min_rel: int | None, rel_why: str, rounding: str | None) -> dict[str, _Rule]:
+    """The rules of every family trec_eval computes; ``rounding`` fixes IPrec's recall-level rule (pytrec_eval's
+    trec_eval 9 meets levels its own way) or, when None, leaves it to the user (trec_eval 10 or 9)."""
+    fixed: dict[str, object] = {"ideal": "judged", "ties": "trec", "norel": "0"}
+    if rounding is not None:
+        fixed["rounding"] = rounding
     rules = {}
-    for name, cutoff in _TREC_CUTOFF.items():
-        free: dict[str, Check] = {"unjudged": _drop_ok}
-        if min_rel is not None:
-            free["rel"] = _rel_at_least(min_rel, rel_why)
-        else:
-            free["rel"] = lambda value, m: None
+    for name, cutoff in _cutoffs().items():
+        free: dict[str, Check] = {"unjudged": _drop_ok, **dict.fromkeys(_COEFFICIENTS, _any)}
+        free["rel"] = _rel_at_least(min_rel, rel_why) if min_rel is not None else _any
+        if rounding is None:
+            free["rounding"] = _any
         if name == "nDCG":
             free["gain"] = _trec_gain
-        rules[name] = _Rule(_trec_name, cutoff=cutoff, fixed={"ideal": "judged", "ties": "trec", "norel": "0"},
-                            free=free)
+        rules[name] = _Rule(_trec_name, cutoff=cutoff, fixed=fixed, free=free)
     return rules
 
 
@@ -95,7 +107,7 @@ _TREC_EVAL = Preset(
         *_TREC_CAVEATS,
         "trec_eval's -M depth is evaluate(depth=...); -J is unjudged=drop; -l is rel.",
     ),
-    _rules=_trec_rules(None, ""),
+    _rules=_trec_rules(None, "", rounding=None),
     _why=_TREC_WHY,
     _absent=_TREC_ABSENT,
     also_missing=("zero",),  # -c
@@ -114,7 +126,7 @@ _PYTREC_EVAL = Preset(
         ("A gain map reaches pytrec_eval only through its C extension (measure 'ndcg.1=1,2=3'), and an evaluator "
          "built with one fails on its second evaluate(); build a new one per call."),
     ),
-    _rules=_trec_rules(1, "pytrec_eval refuses relevance_level < 1"),
+    _rules=_trec_rules(1, "pytrec_eval refuses relevance_level < 1", rounding="v9"),
     _why=_TREC_WHY,
     _absent=_TREC_ABSENT,
 )
