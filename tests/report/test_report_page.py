@@ -19,8 +19,8 @@ from judged.report.model import curve_cutoffs
 from judged.report.page import javascript
 from judged.stats.compare import compare
 
-SECTIONS = ("summary", "distributions", "differences", "curves", "judged", "significance", "queries", "explain",
-            "provenance")
+SECTIONS = ("summary", "distributions", "differences", "curves", "judged", "significance", "settled", "queries",
+            "explain", "provenance")
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00")
 
 
@@ -76,8 +76,9 @@ def page(html: str) -> Page:
 def test_every_section_and_chart_is_present(page):
     assert set(SECTIONS) <= page.ids()
     charts = [attrs for tag, attrs in page.elements if attrs.get("class") == "vega"]
-    # Per measure (2): distribution, differences, matrix; then nDCG and R curves and Judged@k.
-    assert len(charts) == 9
+    # Per measure (2): distribution, differences, matrix; then nDCG and R curves and Judged@k; then the settled
+    # pairs of nDCG@10 (R@100 is refused by settle, so has no chart).
+    assert len(charts) == 10
     specs = {attrs["id"]: json.loads(text) for attrs, text in page.scripts if attrs.get("type") == "application/json"}
     for chart in charts:
         spec = specs[chart["data-spec"]]
@@ -166,8 +167,8 @@ def test_user_text_is_escaped_everywhere():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "q&lt;1&gt;&amp;&#34;" in text
     assert "one&lt;b&gt;" in text and "&lt;i&gt;title&lt;/i&gt;" in text
     page = Page(text)
-    # the bundle, the embedding script, and one spec per chart (3 per measure, 3 curves)
-    assert sum(1 for tag, _ in page.elements if tag == "script") == 2 + 6
+    # the bundle, the embedding script, and one spec per chart (3 per measure, 3 curves, 1 settled)
+    assert sum(1 for tag, _ in page.elements if tag == "script") == 2 + 7
     assert evil in page.cells  # the docid still reads as itself
     values = json.dumps(page.specs())
     assert "one<b>" in values and 'q<1>&\\"' in values  # chart data keeps the text; JSON escaping made it inert

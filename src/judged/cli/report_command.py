@@ -8,6 +8,7 @@ import click
 
 from judged.cli.output import config_option, convention_option
 from judged.cli.progress import progress
+from judged.cli.settle_command import read_pool_file
 from judged.cli.store_common import db_option, judgments_option, read_judgments
 from judged.engine.config import Config
 from judged.errors import UsageError
@@ -32,11 +33,17 @@ from judged.report import report
 @click.option("--worst", type=click.IntRange(min=1), default=10, show_default=True,
               help="How many worst and most changed queries each run lists (each linked to its explain view).")
 @click.option("--title", help="The page title. Default: the run names.")
+@click.option("--settle-pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
+              help="The documents that may take any grade in the section on what the judgments settle "
+                   "(as `judged settle --pool`).")
+@click.option("--no-settle", is_flag=True, help="Leave out the section on what the judgments settle.")
 @convention_option("missing")
 @config_option
 def report_command(runs, qrels_path, judgments, db, measures, baseline, output, permutations, resamples, seed,
-                   correction, tukey, worst, title, missing, config):
-    """Write one HTML report on RUNS: the compare table, charts, significance matrix, explained queries, provenance.
+                   correction, tukey, worst, title, settle_pool, no_settle, missing,
+                   config):
+    """Write one HTML report on RUNS: the compare table, charts, significance matrix, what the judgments settle,
+    explained queries, provenance.
 
     The file needs no network: the charting JavaScript and all data are inside.
 
@@ -47,9 +54,10 @@ def report_command(runs, qrels_path, judgments, db, measures, baseline, output, 
     """
     if tukey and correction:
         raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
+    pool = None if no_settle else settle_pool if settle_pool in ("top_k", "retrieved") else read_pool_file(settle_pool)
     with progress("reading judgments") as step:
         qrels = read_judgments(qrels_path, None, judgments, db)
         report(runs, qrels, measures or None, baseline=baseline, path=output, config=Config.load(config),
                missing=missing, permutations=permutations, resamples=resamples, seed=seed,
                correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv,
-               progress=step)
+               progress=step, settle_pool=pool)

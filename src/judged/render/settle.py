@@ -13,7 +13,8 @@ from rich.table import Table
 
 from judged.analysis.settle import PairBound, Settlement
 
-_CONCLUSION = {1: "first better", -1: "first worse", 0: "no significant difference"}
+#: The paired t-test's conclusion for the pair (first, second), in words.
+CONCLUSION = {1: "first better", -1: "first worse", 0: "no significant difference"}
 
 
 def render_settle(s: Settlement, proposals: Sequence[tuple[str, str, float]] = ()) -> str:
@@ -36,9 +37,9 @@ def render_settle(s: Settlement, proposals: Sequence[tuple[str, str, float]] = (
     for name in ("first", "second", "now", "min", "max", "sign", "t-test now", "can it change"):
         pairs.add_column(name, justify="right" if name in ("now", "min", "max") else "left")
     for p in s.pairs:
-        test = ("n/a", "fewer than 2 queries") if p.test is None else (_CONCLUSION[p.test.conclusion],
+        test = ("n/a", "fewer than 2 queries") if p.test is None else (CONCLUSION[p.test.conclusion],
                                                                         f"{p.test.state}: {p.test.how}")
-        pairs.add_row(p.a, p.b, _fmt(p.difference), _fmt(p.minimum), _fmt(p.maximum), _sign(p), *test)
+        pairs.add_row(p.a, p.b, _fmt(p.difference), _fmt(p.minimum), _fmt(p.maximum), sign_label(p), *test)
     console.print(pairs)
     order = " > ".join(s.order)
     if s.order_settled:
@@ -103,7 +104,8 @@ def _pair(p: PairBound, qids: Sequence[str]) -> dict:
     }
 
 
-def _sign(p: PairBound) -> str:
+def sign_label(p: PairBound) -> str:
+    """The pair's sign in words: who is ahead under every assignment, or ``open``."""
     return {1: "first ahead (settled)", -1: "first behind (settled)", 0: "tied (settled)", None: "open"}[p.sign]
 
 

@@ -8,7 +8,7 @@ inside it. ``docs/report.md`` says what each chart shows and how to read it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 
 def report(
@@ -28,6 +28,7 @@ def report(
     title: str | None = None,
     command: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    settle_pool: str | Iterable[tuple[str, str]] | None = "top_k",
 ) -> str:
     """The HTML report comparing ``runs`` on ``qrels`` (written atomically to ``path`` when given).
 
@@ -37,6 +38,10 @@ def report(
     randomised Tukey HSD); ``worst`` is how many worst and most changed
     queries each run lists. ``config`` is a :class:`judged.engine.config.Config`;
     ``progress``, when given, is called with a line on each step.
+    ``settle_pool`` is the pool whose unjudged documents may take any grade in
+    the section on what the judgments settle (each nDCG measure's pairs,
+    :func:`judged.analysis.settle.settle`): ``top_k`` (every run's top k),
+    ``retrieved``, or (qid, docid) pairs; ``None`` leaves the section out.
 
     >>> import judged
     >>> qrels = {"q1": {"a": 2, "b": 1}, "q2": {"c": 1}}
@@ -44,7 +49,7 @@ def report(
     ...         judged.Run.from_dict({"q1": {"b": 2.0, "a": 1.0}, "q2": {"x": 2.0, "c": 1.0}}, name="two")]
     >>> page = judged.report(runs, qrels, ["nDCG@10"], permutations=99, resamples=99)
     >>> page.startswith("<!DOCTYPE html>"), page.count('class="vega"'), 'id="explain-1"' in page
-    (True, 6, True)
+    (True, 7, True)
     """
     from judged.extras import require
 
@@ -54,7 +59,7 @@ def report(
 
     data = build(runs, qrels, measures, baseline=baseline, config=config, missing=missing, permutations=permutations,
                  resamples=resamples, seed=seed, correction=correction, worst=worst, title=title, command=command,
-                 progress=progress)
+                 progress=progress, settle_pool=settle_pool)
     html = render(data)
     if path is not None:
         from judged.io.output import write_atomic

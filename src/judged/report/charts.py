@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import altair as alt
 
+from judged.analysis.settle import Settlement
 from judged.engine.result import Result
 from judged.report.model import Curve
 from judged.stats.compare import SignificanceMatrix
@@ -111,6 +112,26 @@ def matrix(m: SignificanceMatrix, alpha: float, title: str) -> dict:
     size = max(48, min(90, 480 // max(len(m.runs), 1)))
     return _spec(alt.layer(cells, text).properties(width=alt.Step(size), height=alt.Step(size // 2 + 10),
                                                    title=title), values)
+
+
+def settled(s: Settlement, title: str) -> dict:
+    """Each pair's mean difference now (a dot) and its exact joint range (a bar), beside a rule at 0.
+
+    A bar that does not cross the rule is a settled pair: no grade of the unjudged documents changes its sign.
+    """
+    values = [{"pair": f"{p.a} - {p.b}", "now": p.difference, "min": p.minimum, "max": p.maximum,
+               "status": "open" if p.sign is None else "settled"} for p in s.pairs if not math.isnan(p.difference)]
+    order = [f"{p.a} - {p.b}" for p in s.pairs if not math.isnan(p.difference)]
+    colour = alt.Color("status:N", scale=alt.Scale(domain=["settled", "open"], range=["#2166ac", "#d6604d"]),
+                       title=None)
+    tooltip = [alt.Tooltip("pair:N"), alt.Tooltip("status:N"), alt.Tooltip("now:Q", format="+.4f"),
+               alt.Tooltip("min:Q", format="+.4f"), alt.Tooltip("max:Q", format="+.4f")]
+    base = alt.Chart(DATA).encode(y=alt.Y("pair:N", sort=order, title=None))
+    ranges = base.mark_rule(strokeWidth=6, opacity=0.6).encode(
+        x=alt.X("min:Q", title="mean difference, first minus second"), x2="max:Q", color=colour, tooltip=tooltip)
+    now = base.mark_point(filled=True, size=60, color="black").encode(x="now:Q", tooltip=tooltip)
+    zero = alt.Chart(DATA).mark_rule(color="#5b6475", strokeDash=[4, 3]).encode(x=alt.datum(0))
+    return _spec(alt.layer(ranges, now, zero).properties(width=WIDTH, height=alt.Step(28), title=title), values)
 
 
 def _ks(c: Curve) -> list[int]:

@@ -3,23 +3,27 @@
 :func:`build` evaluates the runs, compares them (with the matrix of every
 pair), collects each run's worst queries and the queries that changed most
 against the baseline, works out the explain view of every query it links to,
-and gathers the provenance. Pure apart from reading the inputs: no drawing,
+settles every pair of runs on each nDCG measure (:func:`judged.analysis.settle.settle`:
+which conclusions no grade of the unjudged documents can change), and gathers
+the provenance. Pure apart from reading the inputs: no drawing,
 no HTML (see :mod:`judged.report.page`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 import polars as pl
 
 from judged.analysis.explain import Explanation, explain
+from judged.analysis.settle import Settlement, settle
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
 from judged.engine.provenance import output_record
 from judged.engine.result import Result
+from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures.spec import Measure
@@ -80,6 +84,15 @@ class ExplainSection:
 
 
 @dataclass(frozen=True)
+class SettleSection:
+    """What the judgments settle on one measure, or, in ``refused``, the one line saying why settle does not apply."""
+
+    measure: str
+    settlement: Settlement | None
+    refused: str | None = None
+
+
+@dataclass(frozen=True)
 class ReportData:
     """The content of a report, ready to render."""
 
@@ -92,6 +105,7 @@ class ReportData:
     judged: Curve
     explain_measure: str
     explained: tuple[ExplainSection, ...]
+    settled: tuple[SettleSection, ...]
     provenance: dict
 
 
@@ -111,10 +125,15 @@ def build(
     title: str | None = None,
     command: Sequence[str] | None = None,
     progress: Callable[[str], None] | None = None,
+    settle_pool: str | Iterable[tuple[str, str]] | None = "top_k",
 ) -> ReportData:
     """Evaluate and compare ``runs`` on ``qrels`` and collect what the report shows (see the module docstring).
 
-    ``progress``, when given, is called with a line on each step.
+    ``progress``, when given, is called with a line on each step. ``settle_pool``
+    is the pool :func:`~judged.analysis.settle.settle` lets take grades
+    (``top_k``: every unjudged document in some run's top k; ``retrieved``; or
+    (qid, docid) pairs); ``None`` leaves the section out (it costs one exact
+    solve per unjudged document, grade and open pair).
     """
     step = progress or _quiet
     team = config or Config()
@@ -135,6 +154,11 @@ def build(
     curves = tuple(_curve(runs, qrels, _base(parsed, team, name), depth, policy) for name in ("nDCG", "R"))
     explain_measure = next((m for m in parsed if m.name in ("nDCG", "DCG")), None) or team.measure("nDCG@10")
     explained = _explained(anchors, runs, qrels, explain_measure)
+    settlements: tuple[SettleSection, ...] = ()
+    if settle_pool is not None:
+        step("settling every pair on the judgments")
+        pool = settle_pool if isinstance(settle_pool, str) else list(settle_pool)
+        settlements = tuple(_settle(runs, qrels, m, pool, policy, comparison.alpha, seed) for m in parsed)
     created = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     return ReportData(
         title=title or f"judged report: {', '.join(r.run for r in results)}",
@@ -146,7 +170,9 @@ def build(
         judged=_curve(runs, qrels, team.measure("Judged"), depth, policy),
         explain_measure=str(explain_measure),
         explained=explained,
-        provenance=_provenance(results, qrels, team, comparison, created, command, explain_measure, correction),
+        settled=settlements,
+        provenance=_provenance(results, qrels, team, comparison, created, command, explain_measure, correction,
+                               settlements),
     )
 
 
@@ -189,6 +215,16 @@ def _explained(anchors: dict[tuple[str, str], str], runs: Sequence[Run], qrels: 
                  for (run, qid), anchor in sorted(anchors.items(), key=lambda item: (order[item[0][0]], item[0][1])))
 
 
+def _settle(runs: Sequence[Run], qrels: Qrels, measure: Measure, pool: str | list[tuple[str, str]], missing: str,
+            alpha: float, seed: int) -> SettleSection:
+    """Every pair of ``runs`` settled on ``measure`` over ``pool``, or the reason settle refuses it."""
+    try:
+        return SettleSection(str(measure), settle(runs, qrels, measure, pool=pool, missing=missing, alpha=alpha,
+                                                  seed=seed))
+    except UsageError as err:
+        return SettleSection(str(measure), None, str(err))
+
+
 def _depth(run: Run) -> int:
     """The longest ranking of ``run`` (1 for an empty run)."""
     lengths = run.frame.group_by("qid").agg(pl.len())
@@ -221,7 +257,7 @@ def _quiet(text: str) -> None:
 
 
 def _provenance(results, qrels: Qrels, team: Config, comparison: Comparison, created: str, command,
-                explain_measure: Measure, correction: str) -> dict:
+                explain_measure: Measure, correction: str, settlements: Sequence[SettleSection]) -> dict:
     """The record every JSON output carries (each run's own evaluation record under ``runs``), and the report's
     settings under ``report``."""
     record = output_record(results=results, inputs=[qrels], command=command, config=team.record())
@@ -239,5 +275,15 @@ def _provenance(results, qrels: Qrels, team: Config, comparison: Comparison, cre
         "explain_measure": str(explain_measure),
         "curve_cutoffs": {name: f"1..{limit}, every tenth above 100, up to the runs' depth"
                           for name, limit in CURVE_DEPTHS.items()},
+        "settled": {section.measure: _settle_record(section, comparison.seed) for section in settlements},
     }
     return record
+
+
+def _settle_record(section: SettleSection, seed: int) -> dict | str:
+    """How one measure was settled (its conventions, pool, grade domain, test), or why it was refused."""
+    s = section.settlement
+    if s is None:
+        return section.refused or ""
+    return {"measure": str(s.measure), "pool": s.pool, "grades": list(s.grades), "alpha": s.alpha,
+            "queries": len(s.qids), "test": "paired t-test, two-sided, uncorrected", "seed": seed}

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import jinja2
 
+from judged.analysis.settle import PairBound
 from judged.render.compare import (
     columns,
     footnote,
@@ -25,8 +26,12 @@ from judged.render.compare import (
     matrix_title,
     row_cells,
 )
+from judged.render.settle import CONCLUSION, sign_label
 from judged.report import charts
 from judged.report.model import ReportData
+
+#: Where the documents that may take a grade come from, for each pool of :func:`judged.analysis.settle.settle`.
+POOL_WORDS = {"top_k": "in some run's top k", "retrieved": "that some run retrieved", "given": "of the given pool"}
 
 #: Charts with more data points than this draw on a canvas: an SVG element per point would slow the page down.
 SVG_POINTS = 5_000
@@ -57,6 +62,8 @@ def render(data: ReportData) -> str:
         matrix_title=matrix_title,
         matrix_cells=lambda m: matrix_cells(m, data.comparison.alpha),
         judged_at=_judged_at(data),
+        pair_cells=pair_cells,
+        pool_words=POOL_WORDS,
         provenance=json.dumps(data.provenance, indent=2, sort_keys=True, default=str),
         javascript=javascript(),
     )
@@ -110,7 +117,26 @@ def _charts(data: ReportData) -> dict[str, list[Chart]]:
         "matrix": [chart(charts.matrix(m.matrix, alpha, f"{charts.short_name(m.measure)}: {matrix_title(m.matrix)}"),
                          f"{m.measure}: adjusted p-value of every pair of runs; * marks p <= {alpha}.")
                    for m in measures if m.matrix is not None],
+        "settled": [chart(charts.settled(section.settlement, f"{charts.short_name(section.measure)}: joint range of "
+                                                             "each pair's mean difference"),
+                          f"{section.measure}: each bar spans the least and the greatest mean difference over every "
+                          f"grade the unjudged documents {POOL_WORDS[section.settlement.pool]} could have (one grade "
+                          "for both runs); the dot is the difference with unjudged as 0. A bar that does not cross 0 "
+                          "is settled.")
+                    for section in data.settled if section.settlement is not None],
     }
+
+
+def pair_cells(p: PairBound) -> list[str]:
+    """One pair's row of the settled section: runs, difference now, its joint range, status, queries, t-test.
+
+    The queries column counts the queries whose difference can still move (its range is not a point).
+    """
+    moving = int((p.high > p.low).sum())
+    test = ["n/a", "fewer than 2 queries"] if p.test is None else [CONCLUSION[p.test.conclusion],
+                                                                   f"{p.test.state}: {p.test.how}"]
+    return [p.a, p.b, _number(p.difference, "+.4f"), _number(p.minimum, "+.4f"), _number(p.maximum, "+.4f"),
+            sign_label(p), f"{moving} of {len(p.low)}", *test]
 
 
 def _judged_at(data: ReportData) -> tuple[list[int], list[tuple[str, list[float]]]]:
