@@ -72,13 +72,28 @@ def trec_eval_line(name: str, qid: str, value: float | str, *, integer: bool = F
     >>> trec_eval_line("num_ret", "all", -6.3332, integer=True, zscore=True)
     'Znum_ret               \\tall\\t-6.3332\\n'
     """
+    return f"{_prefix(name, value, zscore)}{qid}\t{_cell(value, integer, zscore)}\n"
+
+
+def _prefix(name: str, value: float | str, zscore: bool) -> str:
+    """The measure's name as the line starts: padded to 22, behind a ``Z`` for a z-score, and the tab."""
+    return f"{'Z' if zscore and not isinstance(value, str) else ''}{name:<22}\t"
+
+
+def _cell(value: float | str, integer: bool, zscore: bool) -> str:
+    """The value as the line ends: the text itself, ``%ld`` for a count (unless a z-score), else ``%6.4f``."""
     if isinstance(value, str):
-        return f"{name:<22}\t{qid}\t{value}\n"
-    if zscore:
-        return f"Z{name:<22}\t{qid}\t{value:6.4f}\n"
-    if integer:
-        return f"{name:<22}\t{qid}\t{int(value)}\n"
-    return f"{name:<22}\t{qid}\t{value:6.4f}\n"
+        return value
+    return str(int(value)) if integer and not zscore else f"{value:6.4f}"
+
+
+def _cells(values: Sequence[float | str], integer: bool, zscore: bool) -> list[str]:
+    """:func:`_cell` of a whole column, whose values are all strings or all numbers, in one pass."""
+    if isinstance(values[0], str):
+        return [str(v) for v in values]
+    if integer and not zscore:
+        return [str(int(v)) for v in values]
+    return [f"{v:6.4f}" for v in values]
 
 
 @dataclass(frozen=True)
@@ -109,10 +124,12 @@ def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str],
     ['map\\tq1\\t0.5000', 'map\\tq2\\t0.2500', 'runid\\tall\\tbm25', 'map\\tall\\t0.3750']
     """
     out: list[str] = []
-    if per_query:
+    if per_query and qids:  # each column's cells formatted column by column, then laid out query by query
+        shown = [(c, values) for c in columns if (values := c.values) is not None]
+        prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
+        cells = [_cells(values, c.integer, zscore) for c, values in shown]
         for i, qid in enumerate(qids):
-            out.extend(trec_eval_line(c.name, qid, c.values[i], integer=c.integer, zscore=zscore)
-                       for c in columns if c.values is not None)
+            out.extend(f"{prefix}{qid}\t{cell[i]}\n" for prefix, cell in zip(prefixes, cells, strict=True))
     if summary:
         out.extend(trec_eval_line(c.name, "all", c.summary, integer=c.integer, zscore=zscore)
                    for c in columns if c.summary is not None)
