@@ -119,7 +119,11 @@ def test_a_frozen_set_gives_the_numbers_of_its_export_and_is_named_in_the_output
     from_file = json.loads(_cli(command, *args, "--qrels", frozen["file"], "-f", "json").stdout)
     from_store = json.loads(_cli(command, *args, *store, "-f", "json").stdout)
     assert from_store.pop("judgments") == _judgments_record(frozen)
+    # the provenance names each source (and the command line); the numbers and the judgments' sha256 agree
+    stored, filed = from_store.pop("provenance"), from_file.pop("provenance")
     assert from_store == from_file and "judgments" not in from_file
+    sha = {r["sha256"] for r in stored["inputs"] if r.get("format") == "judgment-set"}
+    assert sha == {frozen["hash"]} == {r["sha256"] for r in filed["inputs"] if r.get("path") == frozen["file"]}
     table = _cli(command, *args, *store).output
     assert table.endswith(f"judgments: frozen set nist@1 (sha256 {frozen['hash'][:12]}) "
                           f"from sqlite:///{frozen['db']}#nist@1\n")
