@@ -35,7 +35,10 @@ class Family:
     ``aggregate`` is ``"mean"``, ``"sum"`` (the counts, as trec_eval sums them)
     or ``"gmean"``: the geometric mean, each value floored at
     :data:`GEOMETRIC_FLOOR` first so that one 0 does not make the mean 0
-    (trec_eval's gm_map and gm_bpref, meas_avg.c).
+    (trec_eval's gm_map and gm_bpref, meas_avg.c). ``without`` gives, for a
+    convention the family does not take, the reason, which the error for
+    setting it carries (``Bpref(unjudged=drop)``: bpref reads judged documents
+    only).
     """
 
     name: str
@@ -48,6 +51,7 @@ class Family:
     ties: tuple[str, ...] = choices("ties")
     aggregate: str = "mean"
     integer: bool = False
+    without: tuple[tuple[str, str], ...] = ()
 
     def validate(self, measure: Measure) -> None:
         """Raise :class:`MeasureError` if ``measure`` sets something this family cannot honour."""
@@ -66,7 +70,8 @@ class Family:
             if param in self.params:
                 continue
             if getattr(measure, param) != defaults[param].default:
-                raise MeasureError(f"{self.name} has no parameter {param!r}.")
+                reason = dict(self.without).get(param)
+                raise MeasureError(f"{self.name} has no parameter {param!r}" + (f": {reason}." if reason else "."))
         for param in self.params:
             if convention(param).kind == "number":
                 value_of(param, repr(float(getattr(measure, param))), self.name)  # its bounds
@@ -107,8 +112,9 @@ def family(
     ties: tuple[str, ...] = choices("ties"),
     aggregate: str = "mean",
     integer: bool = False,
+    without: dict[str, str] | None = None,
 ) -> Callable[[Kernel], Kernel]:
-    """Register the decorated kernel as the measure family ``name``."""
+    """Register the decorated kernel as the measure family ``name`` (``without``: :class:`Family`)."""
 
     if aggregate not in AGGREGATES:
         raise MeasureError(f"aggregate must be one of {'|'.join(AGGREGATES)}. Got {aggregate!r} for {name}.")
@@ -125,6 +131,7 @@ def family(
             ties=ties,
             aggregate=aggregate,
             integer=integer,
+            without=tuple((without or {}).items()),
         )
         _FAMILIES[name] = entry
         for alias in aliases:

@@ -12,6 +12,8 @@ from judged.measures.spec import Measure
 @family(
     "NumRet",
     params=(),
+    without={"unjudged": "it counts every document retrieved; the judged ones retrieved are "
+             "NumRelRet(rel=0,unjudged=drop) (trec_eval -J's num_ret)"},
     summary="number of documents retrieved (in the top k), summed over queries",
     formula="min(k, |retrieved|)",
     aggregate="sum",
@@ -24,6 +26,7 @@ def num_ret(view: RankedView, measure: Measure) -> np.ndarray:
 @family(
     "NumRel",
     params=("rel",),
+    without={"unjudged": "it counts the judgments, which no document of the run changes"},
     cutoff="none",
     summary="number of judged relevant documents of the query, summed over queries",
     formula="|judged with grade >= rel|",
@@ -37,6 +40,7 @@ def num_rel(view: RankedView, measure: Measure) -> np.ndarray:
 @family(
     "Judged",
     params=(),
+    without={"unjudged": "dropping the unjudged documents would make it 1 by construction"},
     summary="share of the retrieved top k that has a judgment (grade >= 0; a negative grade is "
     "pooled but unjudged); low values mean the scores rest on guesses",
     formula="|judged in top k| / min(k, |retrieved|); 0 when nothing was retrieved",

@@ -26,6 +26,7 @@ from judged.measures.spec import Measure
     "Unjudged",
     aliases=("unjudged",),
     params=(),
+    without={"unjudged": "dropping the unjudged documents would make it 0 by construction"},
     summary="share of the top k that has no judgment (trec_eval's unj): k is the denominator, so a short "
     "ranking is padded with judged documents; a negative grade counts as unjudged",
     formula="|unjudged in top k| / k; without @k: / |retrieved| (0 when nothing was retrieved)",

@@ -45,6 +45,8 @@ def gmap(view: RankedView, measure: Measure) -> np.ndarray:
     "GMBpref",
     aliases=("gm_bpref",),
     params=("rel", "ties", "norel"),
+    without={"unjudged": "bpref reads judged documents only (Buckley & Voorhees 2004) and gm_bpref takes no "
+             "cutoff, so dropping the unjudged ones would change nothing"},
     ties=ORDERED_TIES,
     cutoff="none",
     summary="geometric mean bpref (trec_eval's gm_bpref): bpref per query, combined by the geometric mean "

@@ -90,6 +90,7 @@ def dcg_measure(view: RankedView, measure: Measure) -> np.ndarray:
     "IDCG",
     aliases=("ideal_dcg",),
     params=("gain", "ideal"),
+    without={"unjudged": "the ideal list is built from the judgments alone; no unjudged document enters it"},
     summary="ideal discounted cumulative gain: the DCG of the judged documents sorted by gain, nDCG's "
     "denominator (trec_eval's ideal_dcg)",
     formula="sum_{i<=k} gain_i / log2(i+1) over the judged gains sorted descending (positive gains only)",

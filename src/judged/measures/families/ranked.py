@@ -65,6 +65,8 @@ def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
     "Bpref",
     aliases=("bpref", "BPref"),
     params=("rel", "ties", "norel"),
+    without={"unjudged": "bpref reads judged documents only (Buckley & Voorhees 2004), so dropping the unjudged "
+             "ones would change nothing but where a cutoff falls"},
     ties=ORDERED_TIES,
     summary="binary preference (Buckley & Voorhees 2004): "
     "how rarely judged non-relevant documents outrank relevant ones",

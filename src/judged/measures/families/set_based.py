@@ -105,6 +105,8 @@ def utility(view: RankedView, measure: Measure) -> np.ndarray:
     "NumNonRelJudgedRet",
     aliases=("num_nonrel_judged_ret",),
     params=("rel", "ties"),
+    without={"unjudged": "it counts judged documents only; the judged non-relevant among the first k judged "
+             "documents are NumRelRet(rel=0,unjudged=drop)@k less NumRelRet(unjudged=drop)@k"},
     ties=ORDERED_TIES,
     summary="number of judged non-relevant documents retrieved in the top k (summed over queries); unaffected by "
     "unjudged documents, so it takes no unjudged parameter",
@@ -122,6 +124,7 @@ def num_nonrel_judged_ret(view: RankedView, measure: Measure) -> np.ndarray:
     "NumQ",
     aliases=("num_q",),
     params=(),
+    without={"unjudged": "it counts queries, not documents"},
     cutoff="none",
     summary="number of queries scored (summed): the judged queries the run answered, or every judged query "
     "under missing=zero (trec_eval's num_q, with -c)",
