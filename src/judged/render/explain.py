@@ -57,7 +57,9 @@ def _ranking_table(explanations: Sequence[Explanation], title: str = "ranking", 
     """Ranks down, runs across; the discount is shared unless ties are averaged (then it is per document)."""
     averaged = explanations[0].measure.ties == "average"
     per_run = ("docid", "score", "grade", "gain") + (("weight",) if averaged else ()) + ("contribution", "running DCG")
-    table = Table(title=title, title_justify="left", **({"box": box.SIMPLE_HEAD, "pad_edge": False} if compact else {}))
+    table = Table(title=title, title_justify="left")
+    if compact:
+        table.box, table.pad_edge = box.SIMPLE_HEAD, False
     table.add_column("rank", justify="right")
     if not averaged:
         table.add_column("discount", justify="right")
