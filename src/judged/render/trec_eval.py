@@ -12,6 +12,7 @@ string measures (``runid``, ``relstring``) and z-scores.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -128,8 +129,9 @@ def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str],
         shown = [(c, values) for c in columns if (values := c.values) is not None]
         prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
         cells = [_cells(values, c.integer, zscore) for c, values in shown]
-        for i, qid in enumerate(qids):
-            out.extend(f"{prefix}{qid}\t{cell[i]}\n" for prefix, cell in zip(prefixes, cells, strict=True))
+        lines = [[f"{prefix}{qid}\t{cell}\n" for qid, cell in zip(qids, column, strict=True)]
+                 for prefix, column in zip(prefixes, cells, strict=True)]
+        out.extend(itertools.chain.from_iterable(zip(*lines)))  # query by query, each in column order
     if summary:
         out.extend(trec_eval_line(c.name, "all", c.summary, integer=c.integer, zscore=zscore)
                    for c in columns if c.summary is not None)

@@ -89,6 +89,15 @@ class _GainWalk:
         self.ideal_rank = keep.positions
         self.idcg = running_sums(self.ideal_offsets, self.ideal * discounts(self.ideal_rank))
 
+    @classmethod
+    def of(cls, view: RankedView, measure: Measure) -> _GainWalk:
+        """The walk of ``view`` under ``measure``'s gain, built once per view and gain: G, nDCG_rel, Rndcg and
+        nDCG_p of one evaluation share it."""
+        key = ("gain_walk", measure.gain)
+        if key not in view._derived:
+            view._derived[key] = cls(view, measure)
+        return view._derived[key]
+
     def dcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """DCG of the top ``depth`` rows of each ``query`` (all rows when fewer were retrieved)."""
         depth = np.minimum(depth, self.view.lengths[query])
@@ -113,7 +122,7 @@ class _GainWalk:
 )
 def normalised_gain(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    walk = _GainWalk(view, measure)
+    walk = _GainWalk.of(view, measure)
     query, rank = view.qidx.astype(np.int64), view.rank.astype(np.int64)
     cost_ideal = running_sums(walk.ideal_offsets, np.maximum(walk.ideal, 1.0))
     within = np.minimum(rank + 1, walk.num_ideal[query])
@@ -140,7 +149,7 @@ def normalised_gain(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def ndcg_rel(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    walk = _GainWalk(view, measure)
+    walk = _GainWalk.of(view, measure)
     rows = np.flatnonzero(walk.gain > 0)
     query = view.qidx[rows].astype(np.int64)
     ratios = walk.dcg[rows] / walk.idcg_at(query, view.rank[rows].astype(np.int64) + 1)
@@ -167,7 +176,7 @@ def ndcg_rel(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def rndcg(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    walk = _GainWalk(view, measure)
+    walk = _GainWalk.of(view, measure)
     last = np.ones(len(walk.ideal), dtype=bool)  # an ideal row that ends its level
     last[:-1] = walk.ideal[:-1] != walk.ideal[1:]
     last[walk.ideal_offsets[1:][walk.num_ideal > 0] - 1] = True
@@ -198,7 +207,7 @@ def rndcg(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def ndcg_p(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    walk = _GainWalk(view, measure)
+    walk = _GainWalk.of(view, measure)
     dcg = view.top(None).sum(walk.gain / np.log2(np.maximum(view.rank + 1.0, 2.0)))
     ideal = Top(walk.ideal_offsets, walk.num_ideal).sum(walk.ideal / np.log2(np.maximum(walk.ideal_rank + 1.0, 2.0)))
     found = relevant_hits(view, measure.rel).count()
