@@ -60,14 +60,16 @@ def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     >>> running_sums(np.array([0, 2, 3]), np.array([1.0, 2.0, 5.0])).tolist()
     [1.0, 3.0, 5.0]
     """
+    values = np.asarray(values, dtype=np.float64)
     lengths = np.diff(offsets)
-    widest = int(lengths.max(initial=0))
-    rows = np.repeat(np.arange(len(lengths)), lengths)
-    columns = np.arange(len(values)) - np.repeat(offsets[:-1], lengths)
-    if len(lengths) * widest <= 4 * max(len(values), 1):
-        padded = np.zeros((len(lengths), widest))
-        padded[rows, columns] = values
-        return np.add.accumulate(padded, axis=1)[rows, columns]
+    widest, count = int(lengths.max(initial=0)), len(lengths)
+    if count * widest == len(values):  # every query as long as the longest: the rows are the matrix already
+        return np.add.accumulate(values.reshape(count, widest), axis=1).ravel()
+    if count * widest <= 4 * max(len(values), 1):
+        flat = np.arange(len(values)) + np.repeat(np.arange(count) * widest - offsets[:-1], lengths)
+        padded = np.zeros(count * widest)
+        padded[flat] = values
+        return np.add.accumulate(padded.reshape(count, widest), axis=1).ravel()[flat]
     total = np.cumsum(values, dtype=np.float64)
     before = np.concatenate(([0.0], total))[offsets[:-1]]
     return total - np.repeat(before, lengths)
