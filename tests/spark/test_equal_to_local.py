@@ -33,7 +33,7 @@ BATTERY = (
     "nDCG(ties=average,ideal=returned,gain=exp)", "nDCG(ties=worst)@3", "nDCG(ties=best,unjudged=drop)@3",
     "nDCG(norel=skip)@5", "nDCG(norel=1)",
     "DCG@3", "DCG(gain=exp,ties=average)@4", "DCG(unjudged=drop,ties=worst)", "DCG(ties=input)@2",
-    "DCG(ties=best,unjudged=drop,gain={1:2,3:1})@4",
+    "DCG(ties=best,unjudged=drop,gain={1:2,3:1})@4", "IDCG", "IDCG(ideal=returned)@3", "IDCG(gain={1:2,3:1})@2",
     "P", "P@1", "P@5", "P(rel=2)@3", "P(ties=average)@3", "P(unjudged=drop,ties=average)@2", "P(ties=input,rel=0)@4",
     "P(unjudged=drop)", "P(ties=worst)@2", "P(ties=best,unjudged=drop)@3",
     "R@3", "R(rel=2,norel=skip)", "R(ties=average)@2", "R(unjudged=drop,norel=1,ties=best)@3", "R(rel=-1)",

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView, Top
-from judged.measures.families.ndcg import ideal_gains, judged_gains
+from judged.measures.families.ndcg import ideal_gains, view_gains
 from judged.measures.gains import discounts
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
@@ -80,7 +80,7 @@ class _GainWalk:
 
     def __init__(self, view: RankedView, measure: Measure) -> None:
         self.view = view
-        self.gain = judged_gains(view.grade, view.judged, measure.gain)
+        self.gain = view_gains(view, measure.gain)
         self.dcg = running_sums(view.offsets, self.gain * discounts(view.rank))
         everything = view.ideal_top(None)
         ideal = ideal_gains(view, measure.gain)

@@ -29,10 +29,18 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
     if measure.ties == "average":
         longest = int(view.lengths.max(initial=0))
         weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
-        return view.top(None).sum(judged_gains(view.grade, view.judged, measure.gain) * weights)
+        return view.top(None).sum(view_gains(view, measure.gain) * weights)
     top = view.top(measure.cutoff)
-    row_gains = judged_gains(top.take(view.grade), top.take(view.judged), measure.gain)
-    return nonzero_sum(top, row_gains * discounts(top.positions))
+    return nonzero_sum(top, top.take(view_gains(view, measure.gain)) * discounts(top.positions))
+
+
+def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
+    """:func:`judged_gains` of every row of ``view``, computed once per view and gain (nDCG at each cutoff, DCG,
+    G and the rest read the same gains)."""
+    key = ("judged_gains", gain)
+    if key not in view._derived:
+        view._derived[key] = judged_gains(view.grade, view.judged, gain)
+    return view._derived[key]
 
 
 def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
