@@ -175,7 +175,11 @@ async def _load(base: str, names: list[str], seconds: float, think: float, retry
                 seed: int) -> LoadResult:
     """Log everyone in and load their queues first (not timed: the first login rehashes), then grade at once."""
     async with contextlib.AsyncExitStack() as stack:
-        clients = [await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=30)) for _ in names]
+        # Idle connections are dropped after 2 s, before uvicorn closes them after its 5 s keep-alive: a request
+        # sent on a connection the server is closing fails with ReadError (on a loaded machine, logins take that long).
+        limits = httpx.Limits(keepalive_expiry=2.0)
+        clients = [await stack.enter_async_context(httpx.AsyncClient(base_url=base, timeout=30, limits=limits))
+                   for _ in names]
         tokens = await asyncio.gather(*(_login(client, name) for client, name in zip(clients, names)))
         queues = await asyncio.gather(*(client.get("/api/queue") for client in clients))
         result = LoadResult()
