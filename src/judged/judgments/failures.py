@@ -16,14 +16,15 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from judged.errors import JudgedError
+from judged.judgments.engine import BUSY_TIMEOUT_MS
 
 #: (what the driver says, what it means), first match wins.
 _KNOWN = (
     ("disk is full", "the disk holding the store is full; nothing was stored. Free some space and run it again."),
     ("no space left on device", "the disk holding the store is full; nothing was stored. Free some space and run "
                                 "it again."),
-    ("database is locked", "another process has held the store's write lock for 30 s; nothing was stored. Run it "
-                           "again when that process is done."),
+    ("database is locked", f"another process has held the store's write lock for {BUSY_TIMEOUT_MS // 1000} s; "
+                           "nothing was stored. Run it again when that process is done."),
     ("readonly database", "the store is read-only here (file or folder permissions, or a read-only mount); nothing "
                           "was stored. A read-only copy can still be read: --db 'file:PATH?immutable=1'."),
     ("read-only transaction", "the store is read-only for this connection; nothing was stored."),
