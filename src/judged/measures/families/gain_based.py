@@ -125,16 +125,15 @@ class _GainWalk:
 def normalised_gain(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     walk = _GainWalk.of(view, measure)
-    query, rank = view.qidx.astype(np.int64), view.rank.astype(np.int64)
+    some = np.flatnonzero(walk.gain != 0)  # only a document with a gain earns: the costs of the others go unread
+    query, rank = view.qidx[some].astype(np.int64), view.rank[some].astype(np.int64)
     cost_ideal = running_sums(walk.ideal_offsets, np.maximum(walk.ideal, 1.0))
     within = np.minimum(rank + 1, walk.num_ideal[query])
     cost = (rank + 1 - within).astype(np.float64)  # one a rank past the ideal gains
     inside = within > 0
     cost[inside] += cost_ideal[walk.ideal_offsets[query[inside]] + within[inside] - 1]
-    gained = running_sums(view.offsets, walk.gain)
-    earned = np.zeros(len(query))
-    some = walk.gain != 0
-    earned[some] = walk.gain[some] / np.log2(2.0 + cost[some] - gained[some])
+    gained = running_sums(view.offsets, walk.gain)[some]
+    earned = walk.gain[some] / np.log2(2.0 + cost - gained)
     total = np.bincount(query, weights=earned, minlength=view.num_queries).astype(np.float64)
     return divide(total, Top(walk.ideal_offsets, walk.num_ideal).sum(walk.ideal))
 
