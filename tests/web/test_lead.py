@@ -295,3 +295,15 @@ def test_the_dashboard_shows_the_calibration_of_an_automatic_assessor(lena, stor
     assert '<h3 data-automatic="llm">llm against alice</h3>' in page
     assert "6 pairs graded by both, raw agreement 0.333" in page  # alice's two 3s stay 3: 2 of 6 identical
     assert "<tr><td>0</td><td class=\"num\">1</td>" in page
+    # the confusion matrix of the same pairs: one grade higher everywhere, so off the diagonal but at 3
+    caption = re.search(r"<caption>Confusion matrix: rows (\w+), columns (\w+)</caption>", page)
+    assert caption and set(caption.groups()) == {"llm", "alice"}
+    human_first = caption.group(1) == "alice"
+    for grade in range(4):
+        row = [0] * 4
+        for g in ALICE:
+            human, machine = g, min(3, g + 1)
+            if (human if human_first else machine) == grade:
+                row[machine if human_first else human] += 1
+        cells = "".join(f'<td class="num{" diagonal" if j == grade else ""}">{n}</td>' for j, n in enumerate(row))
+        assert f"<tr><th>{grade}</th>{cells}</tr>" in page, (grade, row)
