@@ -37,7 +37,8 @@ UNIT_MEASURES = (
     "nDCG(gain=exp)@5", "nDCG(ties=average)@5", "nDCG(ties=average)", "nDCG(unjudged=drop)@5",
     "nDCG(ideal=returned)@5", "nDCG(ideal=returned)", "P(ties=average)@5", "R(ties=average)@5",
 )
-COUNT_MEASURES = ("NumRet", "NumRet@5", "NumRel", "NumRelRet", "NumRelRet@5", "DCG", "DCG(gain=exp)@5")
+COUNT_MEASURES = ("NumRet", "NumRet@5", "NumRel", "NumRelRet", "NumRelRet@5", "DCG", "DCG(gain=exp)@5", "IDCG",
+                  "IDCG(gain=exp)@5")
 # One of each tie rule a family accepts, for the invariance properties.
 TIE_VARIANTS = (
     "nDCG@5", "nDCG(ties=input)@5", "nDCG(ties=average)@5", "nDCG(gain=exp,unjudged=drop)",
@@ -162,7 +163,7 @@ def per_query(result: judged.Result, measure: Measure) -> dict[str, float]:
 @settings(max_examples=200, deadline=None)
 @given(collections(), st.lists(measures(gains=SAFE_GAINS), min_size=1, max_size=6))
 def test_every_value_is_within_its_range(collection, drawn):
-    """Rates and normalised scores lie in [0, 1]; counts and DCG are >= 0.
+    """Rates and normalised scores lie in [0, 1]; counts, DCG and IDCG are >= 0.
 
     Checked for a fixed list covering every convention and for randomly drawn
     measures. Missing queries score 0 (``missing="zero"``), so only
@@ -179,7 +180,7 @@ def test_every_value_is_within_its_range(collection, drawn):
         if m.name in ("Utility", "yaap"):  # a weighted count and a log-odds: any sign
             continue
         assert (values >= 0).all(), (m, values)
-        if not (m.family.integer or m.name == "DCG"):
+        if not (m.family.integer or m.name in ("DCG", "IDCG")):
             assert (values <= 1 + 1e-12).all(), (m, values)
 
 
@@ -198,6 +199,21 @@ def ideal_run(qrels: dict[str, dict[str, int]], extra: list[str]) -> dict[str, d
         ranked += [d for d, g in judged_docs.items() if g < 0] + [d for d in extra if d not in judged_docs]
         run[q] = {d: float(len(ranked) - i) for i, d in enumerate(ranked)}
     return run
+
+
+@settings(max_examples=100, deadline=None)
+@given(collections(), monotone_gains(), st.none() | st.integers(1, 12))
+def test_ndcg_is_dcg_over_idcg_and_dcg_never_exceeds_idcg(collection, gain, cutoff):
+    """IDCG is nDCG's denominator: the DCG of no ranking exceeds it (gains grow with the grade)."""
+    run, qrels = collection
+    at = "" if cutoff is None else f"@{cutoff}"
+    names = [f"{f}(gain={gain}){at}" for f in ("nDCG", "DCG", "IDCG")]
+    result = judged.evaluate(run, qrels, names, missing="zero")
+    ndcg, dcg, idcg = (result.values[parse(n)] for n in names)
+    assert (dcg <= idcg * (1 + 1e-12)).all()
+    positive = idcg > 0
+    np.testing.assert_allclose(ndcg[positive] * idcg[positive], dcg[positive], rtol=1e-12)
+    assert (ndcg[~positive] == 0).all() and (dcg[~positive] == 0).all()
 
 
 @settings(max_examples=200, deadline=None)
