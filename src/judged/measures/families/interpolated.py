@@ -1,4 +1,4 @@
-"""Interpolated precision at recall levels: IPrec and its 11-point average (the recall-precision graph).
+"""Interpolated precision at recall levels: IPrec, and its average over levels (by default the 11-point graph).
 
 Interpolated precision at recall r is the best precision at any rank at or
 below the one where recall first reaches r (Salton & McGill 1983; trec_eval's
