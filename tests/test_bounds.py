@@ -353,3 +353,16 @@ def test_rbp_range_equals_brute_force(docs, cutoff, gain, p):
     assert bounds.minimum[0] == pytest.approx(min(outcomes), abs=1e-12)
     assert bounds.maximum[0] == pytest.approx(max(outcomes), abs=1e-12)
     assert bounds.minimum[0] == bounds.zero[0]  # grade 0 gains 0: unjudged-as-0 is the least assignment
+
+
+def test_the_footer_names_the_measure_bounded(tmp_path):
+    """RBP has no ideal list: the footer names RBP and says nothing of one."""
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    (tmp_path / "q").write_text("q1 0 a 1\nq1 0 b 0\n")
+    (tmp_path / "r").write_text("q1 Q0 a 1 3.0 t\nq1 Q0 x 2 2.0 t\n")
+    out = CliRunner().invoke(main, ["bounds", str(tmp_path / "r"), "--qrels", str(tmp_path / "q"),
+                                    "-m", "RBP(max_rel=3)"]).output
+    assert "lowest and highest RBP over every grade" in " ".join(out.split()) and "ideal list" not in out

@@ -40,8 +40,9 @@ def render_bounds(results: Sequence[BoundsResult], per_query: bool = False) -> s
                 table.add_row(qid, str(int(r.unjudged_top_k[i])), _fmt(r.zero[i]), _fmt(r.condensed[i]),
                               _fmt(r.minimum[i]), _fmt(r.maximum[i]), r.method[i])
             console.print(table)
-    console.print("min and max: the lowest and highest nDCG over every grade the unjudged documents could have "
-                  "(each grade also enters the ideal list); 'exact' is the true optimum, 'bound' a proven range.")
+    ideal = " (each grade also enters the ideal list)" if first.measure.name == "nDCG" else ""
+    console.print(f"min and max: the lowest and highest {first.measure.name} over every grade the unjudged documents "
+                  f"could have{ideal}; 'exact' is the true optimum, 'bound' a proven range.")
     return buffer.getvalue()
 
 
