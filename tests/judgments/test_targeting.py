@@ -143,3 +143,50 @@ def test_label_state_counts_every_event(example_effort):
     store.adjudicate(q, d, 2, adjudicator="lead", note="checked")
     with reading(store.engine) as connection:
         assert label_state(connection) == (before[0] + 1, 1)
+
+
+def test_an_effort_is_targeted_in_the_assignments_transaction(sqlite_store):
+    store = sqlite_store
+    store.add_rubric(BINARY)
+    runs = [judged.Run.from_dict({"q1": {"a": 2.0, "b": 1.0}}, name="A"),
+            judged.Run.from_dict({"q1": {"b": 2.0, "a": 1.0}}, name="B")]
+    store.build_pool(runs, depth=2)
+    # a measure the pool cannot serve is refused, and the assignment with it: nothing is written
+    with pytest.raises(judged.UsageError, match="needs a cutoff of at most 2"):
+        store.assign(["ana"], overlap_queries=0, target="nDCG@5")
+    assert store.queue("ana") == [] and store.targets() == {}
+    store.assign(["ana"], overlap_queries=0, target="nDCG@2")
+    canonical = "nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@2"
+    assert store.targets() == {"default": canonical}
+    assert str(store.target("default").settlement.measure) == canonical
+    store.set_target("default", "nDCG(gain=exp)@1")  # retargeting: the latest setting is in force
+    assert store.targets() == {"default": "nDCG(gain=exp,ideal=judged,unjudged=zero,ties=trec,norel=0)@1"}
+    store.set_target("default", "off")
+    assert store.targets() == {} and store.counts()["targeted_efforts"] == 3  # every setting stays on record
+    with pytest.raises(judged.UsageError, match="is not targeted, so there is no targeting to stop"):
+        store.set_target("default", "off")
+    with pytest.raises(judged.UsageError, match="is not targeted; target it with"):
+        store.target("default")
+
+
+def test_cli_assign_target(tmp_path):
+    from click.testing import CliRunner
+
+    from judged.cli import main
+    from judged.judgments import Store
+
+    db = str(tmp_path / "judged.db")
+    runner = CliRunner()
+    with Store.open(db) as store:
+        store.add_rubric(load_rubric(EXAMPLES / "rubric.toml"))
+        store.build_pool([judged.read_run(path) for path in RUNS], depth=10)
+    result = runner.invoke(main, ["assign", "--db", db, "-a", "ann", "--overlap-queries", "0", "--target", "nDCG@10"])
+    assert result.exit_code == 0, result.output
+    # nothing judged yet: every one of the 251 pooled pairs can move every pair's bound
+    assert ("pool default: targeted on nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10; not yet: "
+            "0 of 3 pairs settled") in result.output and "251 pooled documents unjudged, 251 of which" in result.output
+    again = ["assign", "--db", db, "-a", "ann", "--overlap-queries", "0", "--target"]
+    refused = runner.invoke(main, [*again, "P@10"])
+    assert refused.exit_code == 2 and "settle is defined for nDCG only" in refused.output
+    stopped = runner.invoke(main, [*again, "off"])
+    assert stopped.exit_code == 0 and "pool default: no longer targeted" in stopped.output

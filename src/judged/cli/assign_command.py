@@ -15,21 +15,33 @@ from judged.cli.store_common import db_option, open_store, table
 @click.option("--seed", type=int, default=0, show_default=True,
               help="Seed of the overlap sample and the presentation order.")
 @click.option("--pool", default="default", show_default=True, help="Name of the pool.")
+@click.option("--target", metavar="MEASURE|off",
+              help="Target the effort on this nDCG measure: queues put first the pairs whose judging can settle the "
+                   "comparisons among the pool's runs (as `judged settle`), re-ranked as grades arrive; off stops.")
 @db_option
-def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, db):
+def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, target, db):
     """Split the pool's unassigned pairs among the assessors.
 
     Each query goes whole to one assessor, except the overlap queries, which
     every assessor judges. Pairs are presented in a seeded random order with
     no run names, ranks or scores (`judged judge queue`).
 
+    With --target, the assessors' queues are ordered by what judging each
+    pair can still settle (docs/settle.md); `judged settle` and the lead's
+    effort page show the settled and open comparisons.
+
     \b
     Example:
-      judged assign --assessor ana --assessor ben --overlap-fraction 0.3
+      judged assign --assessor ana --assessor ben --overlap-fraction 0.3 --target nDCG@10
     """
     with open_store(db) as store:
         report = store.assign(list(assessors), pool=pool, overlap_queries=overlap_queries,
-                              overlap_fraction=overlap_fraction, seed=seed)
+                              overlap_fraction=overlap_fraction, seed=seed, target=target)
+        targeted = store.target(pool) if target not in (None, "off") else None
+    if targeted is not None:
+        click.echo(f"pool {pool}: targeted on {targeted.settlement.measure}; {targeted.settlement.stopping.statement}")
+    elif target == "off":
+        click.echo(f"pool {pool}: no longer targeted; queues follow the assigned order")
     if not report.shares:
         click.echo(f"pool {report.pool}: nothing to assign, every pooled pair is already assigned")
         return

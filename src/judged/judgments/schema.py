@@ -203,6 +203,15 @@ automatic_assessors = sa.Table(
     _created(),
 )
 
+targeted_efforts = sa.Table(
+    "targeted_efforts",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("pool", sa.String, sa.ForeignKey("pools.name"), nullable=False),
+    sa.Column("measure", sa.String),  #: None: targeting stopped
+    _created(),
+)
+
 automatic_labels = sa.Table(
     "automatic_labels",
     metadata,

@@ -393,9 +393,12 @@ class Store:
 
     def assign(
         self, assessors: Sequence[str], *, pool: str = "default", overlap_queries: int | None = None,
-        overlap_fraction: float | None = None, seed: int = 0,
+        overlap_fraction: float | None = None, seed: int = 0, target: str | None = None,
     ) -> assignment.AssignmentReport:
         """Split a pool's unassigned pairs among assessors, with an overlap set (see :mod:`~judged.judgments.assign`).
+
+        ``target``: in the same transaction, target the effort on this nDCG
+        measure (``"off"``: stop targeting it), as :meth:`set_target` does.
 
         >>> from judged import Run
         >>> store = Store.open("sqlite://")
@@ -408,8 +411,13 @@ class Store:
         ['q2', 'q3']
         """
         with self._write() as connection:
-            return assignment.assign(connection, pool, assessors, overlap_queries=overlap_queries,
-                                     overlap_fraction=overlap_fraction, seed=seed)
+            report = assignment.assign(connection, pool, assessors, overlap_queries=overlap_queries,
+                                       overlap_fraction=overlap_fraction, seed=seed)
+            if target is not None:
+                from judged.judgments import targeting
+
+                targeting.set_target(connection, pool, target)
+            return report
 
     def queue(self, assessor: str, *, pending_only: bool = True, rejudge_older: bool = False) -> list[AssignedPair]:
         """An assessor's pairs in presentation order (no run names, ranks or scores).
@@ -420,6 +428,45 @@ class Store:
             newest = catalog.rubric_by_spec(connection, None) if rejudge_older else None
             spec = f"{newest.name}@{newest.version}" if newest else None
             return assignment.queue(connection, assessor, pending_only, spec)
+
+    # -- targeted efforts (judged.judgments.targeting; loaded on use: it brings the analyses) --
+
+    def set_target(self, pool: str, measure: str) -> None:
+        """Target the effort on ``pool`` on an nDCG ``measure``, or stop targeting it (``"off"``).
+
+        Its assessors' queues then put first the pairs whose judging can
+        settle the comparisons among the pool's runs. The target is computed
+        once here, so a measure it cannot serve is refused now.
+        """
+        from judged.judgments import targeting
+
+        with self._write() as connection:
+            targeting.set_target(connection, pool, measure)
+
+    def targets(self) -> dict[str, str]:
+        """Every targeted effort's pool and the measure it is targeted on."""
+        from judged.judgments import targeting
+
+        with self._read() as connection:
+            return targeting.targets(connection)
+
+    def target(self, pool: str):
+        """The targeted effort's :class:`~judged.judgments.targeting.Target` now: its settlement and ranking."""
+        from judged.judgments import targeting
+
+        with self._read() as connection:
+            measure = targeting.targets(connection).get(pool)
+            if measure is None:
+                raise UsageError(f"the effort on pool {pool!r} is not targeted; target it with "
+                                 "`judged assign --pool POOL --target nDCG@10 ...`.")
+            return targeting.target(connection, pool, measure)
+
+    def label_state(self) -> tuple[int, int]:
+        """The newest judgment and adjudication event ids: every target computed at this state still holds."""
+        from judged.judgments import targeting
+
+        with self._read() as connection:
+            return targeting.label_state(connection)
 
     # -- adjudication and frozen sets ---------------------------------------------------------
 

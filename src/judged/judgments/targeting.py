@@ -27,6 +27,11 @@ that order; the pairs that cannot change any conclusion go last, in their
 assigned order. :func:`label_state` is what a caller keys a cached target on:
 it changes with every judgment and adjudication event.
 
+Whether an effort is targeted, and on which measure, is stored in
+``targeted_efforts`` (:func:`set_target`, :func:`targets`): a log of
+settings, the latest row of a pool in force, so when a queue's order started
+to follow a measure stays on record.
+
 >>> from judged import Run
 >>> from judged.judgments import Store
 >>> from judged.judgments.engine import reading
@@ -65,13 +70,15 @@ from judged.io.inputs import Qrels, Run
 from judged.judgments import schema as t
 from judged.judgments.catalog import rubric_by_spec
 from judged.judgments.freeze import decide
-from judged.judgments.model import AssignedPair
+from judged.judgments.model import AssignedPair, now
 from judged.judgments.pools import pool_runs
 from judged.measures import parse
 from judged.measures.spec import Measure
 
 #: How a pair's label is taken: decided (a grade), or still unknown and so unjudged.
 _DECIDED = ("adjudicated", "agreed", "single")
+#: The measure that stops targeting an effort.
+OFF = "off"
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,6 +158,28 @@ def pooled_runs(connection: sa.Connection, pool: str, measure: Measure) -> list[
             .where(members.c.pool_run_id.in_(list(ranked)))):
         ranked[run_id][qid][docid] = -float(rank)
     return [Run.from_dict(dict(ranked[row.id]), name=row.run) for row in recorded]
+
+
+def set_target(connection: sa.Connection, pool: str, measure: str) -> None:
+    """Target the effort on ``pool`` on ``measure`` (computed once, so a measure it cannot serve is refused), or
+    stop targeting it (:data:`OFF`)."""
+    if measure == OFF:
+        if pool not in targets(connection):
+            raise UsageError(f"the effort on pool {pool!r} is not targeted, so there is no targeting to stop.")
+        stored = None
+    else:
+        parsed = check_measure(parse(measure))
+        target(connection, pool, parsed)
+        stored = str(parsed)
+    connection.execute(sa.insert(t.targeted_efforts).values(pool=pool, measure=stored, created=now()))
+
+
+def targets(connection: sa.Connection) -> dict[str, str]:
+    """Every targeted effort's pool and its measure: the latest setting of each pool, stopped ones left out."""
+    rows = connection.execute(sa.select(t.targeted_efforts.c.pool, t.targeted_efforts.c.measure)
+                              .order_by(t.targeted_efforts.c.id))
+    latest = {pool: measure for pool, measure in rows}
+    return {pool: measure for pool, measure in sorted(latest.items()) if measure is not None}
 
 
 def label_state(connection: sa.Connection) -> tuple[int, int]:

@@ -30,6 +30,7 @@ from judged.web.intake import BodyLimit, HeadAsGet
 from judged.web.pages import environment, render
 from judged.web.ratelimit import LoginLimiter
 from judged.web.settings import WebSettings
+from judged.web.targeting import Targets
 
 STATIC = Path(__file__).parent / "static"
 #: Every route of the app, by side: logging in and out, the assessor's, the lead's.
@@ -45,6 +46,7 @@ def create_app(store: Store, settings: WebSettings | None = None, *, hasher: Pas
     app.state.settings = settings
     app.state.accounts = accounts
     app.state.worklist = Worklist(store)
+    app.state.targets = Targets(store)
     app.state.limiter = LoginLimiter(accounts, settings)
     app.state.templates = environment()
     app.mount("/static", StaticFiles(directory=STATIC), name="static")

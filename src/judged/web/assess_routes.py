@@ -71,7 +71,7 @@ def _queue(request: Request, user: User, qid: str | None) -> list[dict]:
     labels = {(e.qid, e.docid): e for e in store.current(assessors=[user.name])}
     pairs = [
         {"position": p.position, "qid": p.qid, "docid": p.docid, "label": label_json(labels.get((p.qid, p.docid)))}
-        for p in store.queue(user.name, pending_only=False)
+        for p in request.app.state.targets.order(store.queue(user.name, pending_only=False))
         if qid is None or p.qid == qid
     ]
     if qid is not None and not pairs:

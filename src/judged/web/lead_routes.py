@@ -24,6 +24,7 @@ from judged.web.effort import Effort, EffortAgreement, calibrations, effort_agre
 from judged.web.errors import ApiError
 from judged.web.pages import render
 from judged.web.security import lead_user, lead_with_csrf
+from judged.web.targeting import summary
 
 router = APIRouter()
 _Lead = Annotated[User, Depends(lead_user)]
@@ -71,6 +72,7 @@ def dashboard(request: Request, user: _Lead) -> Response:
     return render(request, "lead.html", {
         "pools": pools, "efforts": efforts, "users": assessors, "sets": state.store.judgment_sets(),
         "resolve": RESOLVE[:-1], "calibrations": calibrated,
+        "targeted": {pool: _target(request, pool) for pool in state.store.targets()},
     })
 
 
@@ -114,7 +116,13 @@ def _number(form: FormData, name: str, kind: type):
 def effort_page(request: Request, pool: str, user: _Lead) -> Response:
     """One effort: progress per assessor and per query, time per judgment, agreement and the gate."""
     effort, agreed = _effort(request, pool)
-    return render(request, "effort.html", {"effort": effort, "agreement": agreed})
+    return render(request, "effort.html", {"effort": effort, "agreement": agreed, "target": _target(request, pool)})
+
+
+def _target(request: Request, pool: str) -> dict | None:
+    """The targeted effort's settled and open comparisons and its stopping rule (``None``: not targeted)."""
+    found = request.app.state.targets.get(pool)
+    return None if found is None else summary(found)
 
 
 @router.get("/api/efforts/{pool:path}")
@@ -133,6 +141,7 @@ def effort_api(request: Request, pool: str, user: _Lead) -> dict:
         "queries": [{"qid": q.qid, "pairs": q.pairs, "overlap": q.overlap, "done": q.done} for q in effort.queries],
         "agreement": agreed.as_json(),
         "agreement_note": agreed.note,
+        "target": _target(request, pool),
     }
 
 
