@@ -11,7 +11,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
 import polars as pl
 import sqlalchemy as sa
@@ -47,6 +47,9 @@ from judged.judgments.model import (
 from judged.judgments.qrels_import import qrels_entries
 from judged.judgments.verify import Verification, verify
 from judged.rubric import Rubric
+
+if TYPE_CHECKING:
+    from judged.judgments.targeting import Target
 
 
 def _writable(path: Path) -> bool:
@@ -450,7 +453,7 @@ class Store:
         with self._read() as connection:
             return targeting.targets(connection)
 
-    def target(self, pool: str):
+    def target(self, pool: str) -> Target:
         """The targeted effort's :class:`~judged.judgments.targeting.Target` now: its settlement and ranking."""
         from judged.judgments import targeting
 
