@@ -87,3 +87,18 @@ def test_judging_every_pair_that_matters_lets_the_effort_stop(targeted, alice, l
     page = lena.client.get("/lead/efforts/targeted").text
     assert '<p class="verdict pass" id="stopping">Judging can stop: every comparison among these 2 runs' in page
     assert "1 of 1 comparisons settled; judging can stop" in lena.client.get("/lead").text
+
+
+def test_the_lead_can_target_an_effort_from_the_form(lena, store):
+    runs = [read_run(EXAMPLES / "runs" / f"{name}.run", name=name) for name in ("bm25", "dense")]
+    store.build_pool(runs, depth=3, pool="second")
+    form = {"pool": "second", "assessors": "alice", "overlap_queries": "0"}
+    refused = lena.post_form("/lead/efforts", {**form, "target": "nDCG@10"})
+    # the pool holds each run's top 3 only; the refusal leaves nothing assigned
+    assert refused.status_code == 422 and "needs a cutoff of at most 3" in refused.json()["error"]["message"]
+    assert store.targets() == {} and store.pool_report("second").total > 0
+    assert not [a for a in lena.client.get("/api/efforts/second").json()["assessors"]]
+    created = lena.post_form("/lead/efforts", {**form, "target": " nDCG@3 "})
+    assert created.status_code == 303 and store.targets() == {
+        "second": "nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@3"}
+    assert 'id="target"' in lena.client.get("/lead/efforts/second").text

@@ -91,6 +91,7 @@ async def create_effort(request: Request, user: _LeadPost) -> Response:
     request.app.state.store.assign(
         assessors, pool=pool, overlap_queries=_number(form, "overlap_queries", int),
         overlap_fraction=_number(form, "overlap_fraction", float), seed=_number(form, "seed", int) or 0,
+        target=_optional(form, "target"),
     )
     return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
 
@@ -100,6 +101,11 @@ def _field(form: FormData, name: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ApiError(422, "invalid", f"{name} is required")
     return value.strip()
+
+
+def _optional(form: FormData, name: str) -> str | None:
+    value = form.get(name)
+    return value.strip() if isinstance(value, str) and value.strip() else None
 
 
 def _number(form: FormData, name: str, kind: type):
