@@ -321,23 +321,30 @@ def test_bca_mirrors_under_negation(a, b):
     back = bootstrap_ci(y, x, method="bca", resamples=999, seed=3).difference
     assert back.low == pytest.approx(-there.high, abs=1e-9) and back.high == pytest.approx(-there.low, abs=1e-9)
 
+REPS, N = 300, 25
+
+
+def simulated_differences(data: str):
+    """``(rep, differences, true mean)`` for 300 samples of 25 paired differences: three tied values ("tied") or a
+    difference of two betas ("continuous")."""
+    rng = np.random.default_rng(7)
+    values, probs = np.array([-0.5, 0.0, 0.5]), np.array([0.1, 0.7, 0.2])
+    for rep in range(REPS):
+        if data == "tied":
+            yield rep, rng.choice(values, size=N, p=probs), float(values @ probs)
+        else:
+            yield rep, rng.beta(2, 5, size=N) - rng.beta(3, 5, size=N), 2 / 7 - 3 / 8
+
 
 @pytest.mark.parametrize("data", ["tied", "continuous"])
 @pytest.mark.parametrize("method", ["percentile", "bca"])
 def test_coverage_on_tied_and_continuous_data(method, data):
     """95% intervals cover the true mean about 95% of the time, on scores with many ties as on continuous ones."""
-    rng = np.random.default_rng(7)
-    values, probs = np.array([-0.5, 0.0, 0.5]), np.array([0.1, 0.7, 0.2])
-    reps, n = 300, 25
     covered = 0
-    for rep in range(reps):
-        if data == "tied":
-            d, truth = rng.choice(values, size=n, p=probs), float(values @ probs)
-        else:
-            d, truth = rng.beta(2, 5, size=n) - rng.beta(3, 5, size=n), 2 / 7 - 3 / 8
-        ci = bootstrap_ci(d, np.zeros(n), method=method, resamples=2000, seed=rep).difference
+    for rep, d, truth in simulated_differences(data):
+        ci = bootstrap_ci(d, np.zeros(N), method=method, resamples=2000, seed=rep).difference
         covered += ci.low <= truth <= ci.high
-    assert 0.90 <= covered / reps <= 0.985
+    assert 0.90 <= covered / REPS <= 0.985
 
 
 def test_bootstrap_means_is_bootstrap_ci_on_every_row():
@@ -389,15 +396,8 @@ def test_interval_with_too_few_queries_is_unbounded():
 @pytest.mark.parametrize("data", ["tied", "continuous"])
 def test_the_tests_interval_covers_about_95_percent(data):
     """The interval compare prints for a difference covers the true mean difference about 95% of the time."""
-    rng = np.random.default_rng(7)
-    values, probs = np.array([-0.5, 0.0, 0.5]), np.array([0.1, 0.7, 0.2])
-    reps, n = 300, 25
     covered = 0
-    for rep in range(reps):
-        if data == "tied":
-            d, truth = rng.choice(values, size=n, p=probs), float(values @ probs)
-        else:
-            d, truth = rng.beta(2, 5, size=n) - rng.beta(3, 5, size=n), 2 / 7 - 3 / 8
-        ci = sign_flips(d, np.zeros(n), permutations=999, seed=rep).interval(0.95)
+    for rep, d, truth in simulated_differences(data):
+        ci = sign_flips(d, np.zeros(N), permutations=999, seed=rep).interval(0.95)
         covered += ci.low <= truth <= ci.high
-    assert 0.90 <= covered / reps <= 0.985
+    assert 0.90 <= covered / REPS <= 0.985

@@ -37,6 +37,7 @@ queries), so that each query's next choice sees the grade of the previous one.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -89,7 +90,7 @@ class DepthOrder:
         return sum(1 for rank in self.best_rank.values() if rank < depth)
 
 
-class _PerQuery:
+class _PerQuery(ABC):
     """Round robin over queries, one proposal per query per call; subclasses choose within a query."""
 
     def __init__(self, runs: Sequence, pool: Iterable[tuple[str, str]] | None = None) -> None:
@@ -106,8 +107,9 @@ class _PerQuery:
                 found.append((qid, docid))
         return found
 
+    @abstractmethod
     def choose(self, qid: str, lists: list[list[str]], judged: Judged) -> str | None:
-        raise NotImplementedError
+        """The next document of query ``qid`` to judge, given each run's ranking of it, or None when none is left."""
 
 
 def _next_unjudged(qid: str, ranking: list[str], judged: Judged) -> str | None:

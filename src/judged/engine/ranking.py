@@ -89,13 +89,14 @@ def build_view(
         order = keep if order is None else order[keep]
         counts = np.minimum(counts, depth)
 
-    ideal_offsets, ideal_grade = judgments.ideal_of(universe)
+    judged_index = judgments.ranges(universe)
+    ideal_offsets, ideal_grade = judgments.ideal_of(judged_index)
     missing = np.zeros(len(universe), dtype=bool)
     missing[len(answered) :] = True
     return RankedView(
         qids=universe,
         missing=missing,
-        run_only=judgments.ranges(universe) == len(judgments.qids),
+        run_only=judged_index == len(judgments.qids),
         offsets=_offsets(counts),
         grade=grade,
         judged=judged,
@@ -189,9 +190,9 @@ class PreparedJudgments:
         index, absent = self._index, len(self.qids)
         return np.fromiter((index.get(qid, absent) for qid in qids), dtype=np.int64, count=len(qids))
 
-    def ideal_of(self, qids: list[str]) -> tuple[np.ndarray, np.ndarray]:
-        """The ideal lists (offsets, grades) of ``qids`` in their order; a query without judgments has none."""
-        index = self.ranges(qids)
+    def ideal_of(self, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ideal lists (offsets, grades) of the queries at ``index`` (from :meth:`ranges`), in their order; a
+        query without judgments has none."""
         bounds = np.append(self.ideal_offsets, self.ideal_offsets[-1])  # the entry past the last query is empty
         counts = bounds[index + 1] - bounds[index]
         offsets = _offsets(counts)
