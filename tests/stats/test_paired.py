@@ -17,7 +17,8 @@ from judged.stats import (
     wilcoxon,
     wins_ties_losses,
 )
-from judged.stats.paired import bootstrap_indices, bootstrap_means, sign_flip_bits, sign_flips
+from judged.stats.bootstrap import bootstrap_indices, bootstrap_means
+from judged.stats.paired import sign_flip_bits, sign_flips
 
 
 def _pair(n=30, shift=0.05, seed=7):

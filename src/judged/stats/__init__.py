@@ -3,6 +3,7 @@
 See ``docs/statistics.md`` for what each test is, its formula and defaults.
 """
 
+from judged.stats.bootstrap import BootstrapCI, bootstrap_ci
 from judged.stats.multiple import (
     TukeyHSD,
     benjamini_hochberg,
@@ -10,14 +11,12 @@ from judged.stats.multiple import (
     tukey_hsd_randomized,
 )
 from judged.stats.paired import (
-    BootstrapCI,
     EffectSize,
     Interval,
     RandomizationTest,
     TTest,
     Wilcoxon,
     WinsTiesLosses,
-    bootstrap_ci,
     effect_size,
     paired_scores,
     randomization_test,

@@ -45,8 +45,9 @@ from judged.stats import (
     tukey_hsd_randomized,
     wins_ties_losses,
 )
+from judged.stats.bootstrap import bootstrap_means
 from judged.stats.distributions import Summary, summarize_values
-from judged.stats.paired import Interval, WinsTiesLosses, bootstrap_means, sign_flips
+from judged.stats.paired import Interval, WinsTiesLosses, sign_flips
 from judged.stats.planning import randomization_floor
 
 #: How p-values are adjusted for testing several runs: Holm (family-wise error), Benjamini-Hochberg

@@ -13,6 +13,8 @@ pairing away and loses most of its power.
 
 Randomised procedures are seeded and draw from ``numpy.random.Generator(PCG64(seed))``
 in a fixed order, so the same inputs and seed always give the same answer.
+The bootstrap intervals, built on the same validation and seeded blocks, are in
+:mod:`judged.stats.bootstrap`.
 
 >>> a = [0.5, 0.6, 0.7, 0.8, 0.9, 0.4, 0.6, 0.7]
 >>> b = [0.4, 0.5, 0.7, 0.6, 0.8, 0.4, 0.5, 0.5]
@@ -31,7 +33,6 @@ from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from statistics import NormalDist
 
 import numpy as np
 
@@ -39,11 +40,6 @@ from judged.errors import UsageError
 
 #: Upper bound on the elements of one random block (rows x queries), to keep memory bounded.
 CHUNK_ELEMENTS = 1 << 22
-
-#: Elements gathered at once from the resampled indices (512 KiB of values: they stay in cache).
-_GATHER_ELEMENTS = 1 << 16
-
-_METHODS = ("percentile", "bca")
 
 
 def paired_scores(a, b, *, minimum: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -114,14 +110,6 @@ def sign_flip_bits(
     """
     for raw in sign_flip_bytes(rng, n, permutations):
         yield np.unpackbits(raw, axis=1, count=n)
-
-
-def bootstrap_indices(
-    rng: np.random.Generator, n: int, resamples: int
-) -> Iterator[np.ndarray]:
-    """Blocks of resampled query indices (rows: resamples, columns: draws with replacement)."""
-    for rows in _chunks(resamples, n):
-        yield rng.integers(0, n, size=(rows, n))
 
 
 #: ``_BYTE_BITS[v]`` is byte value v as 8 bits, most significant first (the order of ``numpy.unpackbits``).
@@ -406,134 +394,15 @@ def _scipy_stats():
 
 @dataclass(frozen=True)
 class Interval:
-    """A point estimate with its confidence interval ``[low, high]``."""
+    """A point estimate with its confidence interval ``[low, high]``.
+
+    The randomization test's own interval (:meth:`SignFlips.interval`) and the
+    bootstrap's (:mod:`judged.stats.bootstrap`) are both of this type.
+    """
 
     estimate: float
     low: float
     high: float
-
-
-@dataclass(frozen=True)
-class BootstrapCI:
-    """Paired bootstrap confidence intervals for ``mean(a)``, ``mean(b)`` and ``mean(a - b)``."""
-
-    a: Interval
-    b: Interval
-    difference: Interval
-    confidence: float
-    resamples: int
-    method: str
-    seed: int
-
-
-def bootstrap_ci(
-    a,
-    b,
-    *,
-    confidence: float = 0.95,
-    resamples: int = 10_000,
-    method: str = "percentile",
-    seed: int = 0,
-) -> BootstrapCI:
-    """Paired bootstrap confidence intervals (percentile or BCa) for both means and their difference.
-
-    Each resample draws ``n`` queries with replacement and keeps each query's
-    pair of scores together, so all three intervals come from the same
-    resamples. ``method="percentile"`` takes the ``(1 - confidence) / 2`` and
-    ``(1 + confidence) / 2`` quantiles of the resampled means (linear
-    interpolation, as ``numpy.quantile``). ``method="bca"`` (Efron 1987) shifts
-    those levels by the bias correction ``z0 = Φ⁻¹(share of resampled means below
-    the estimate)``, those equal to it counting half (mid-rank, as scipy), and
-    the jackknife acceleration ``â``; the share is clipped to
-    ``[1/(2B), 1 - 1/(2B)]`` so that ``z0`` stays finite. A statistic that does
-    not vary across resamples (identical systems) gets the interval ``[estimate,
-    estimate]``.
-
-    >>> ci = bootstrap_ci([0.2, 0.4, 0.6], [0.2, 0.4, 0.6], resamples=200)
-    >>> ci.difference
-    Interval(estimate=0.0, low=0.0, high=0.0)
-    """
-    x, y = paired_scores(a, b)
-    a_ci, b_ci, d_ci = bootstrap_means(np.stack([x, y, x - y]), confidence=confidence, resamples=resamples,
-                                       method=method, seed=seed)
-    return BootstrapCI(a=a_ci, b=b_ci, difference=d_ci, confidence=confidence, resamples=resamples, method=method,
-                       seed=seed)
-
-
-def bootstrap_means(
-    rows: np.ndarray, *, confidence: float = 0.95, resamples: int = 10_000, method: str = "percentile", seed: int = 0
-) -> tuple[Interval, ...]:
-    """Bootstrap intervals for the mean of each row of ``rows`` (series x queries), all from the same resamples.
-
-    The resampled query indices are those of :func:`bootstrap_ci` with the same
-    ``seed``, so a row gets the interval it would get there; a comparison of
-    many runs draws the indices once for all of them.
-
-    >>> [ci.estimate for ci in bootstrap_means(np.array([[0.25, 0.75], [1.0, 1.0]]), resamples=50)]
-    [0.5, 1.0]
-    """
-    data = np.asarray(rows, dtype=np.float64)
-    resamples = _positive_int("resamples", resamples)
-    if not 0.0 < confidence < 1.0:
-        raise UsageError(f"confidence must be a float in (0, 1). Got {confidence!r} instead.")
-    if method not in _METHODS:
-        raise UsageError(f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead.")
-    n = data.shape[1]
-    means = np.empty((data.shape[0], resamples))
-    # The resampled values are gathered a few rows of indices at a time, into one small buffer reused for every
-    # block and series, so that the indices and the values stay in cache (a block's are 32 MiB each).
-    step = max(1, _GATHER_ELEMENTS // n)
-    gathered = np.empty((step, n))
-    done = 0
-    for idx in bootstrap_indices(_rng(seed), n, resamples):
-        for start in range(0, idx.shape[0], step):
-            part = idx[start : start + step]
-            count = part.shape[0]
-            for k in range(data.shape[0]):
-                np.take(data[k], part, out=gathered[:count])
-                gathered[:count].mean(axis=1, out=means[k, done : done + count])
-            done += count
-    return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
-
-
-def _interval(
-    values: np.ndarray, boot: np.ndarray, confidence: float, method: str
-) -> Interval:
-    estimate = float(values.mean())
-    if float(boot.max() - boot.min()) <= 1e-12 * max(1.0, abs(estimate)):
-        return Interval(estimate=estimate, low=estimate, high=estimate)
-    tail = (1.0 - confidence) / 2.0
-    levels = np.array([tail, 1.0 - tail])
-    if method == "bca":
-        levels = _bca_levels(values, boot, estimate, levels)
-    low, high = np.quantile(boot, levels)
-    return Interval(estimate=estimate, low=float(low), high=float(high))
-
-
-def _bca_levels(
-    values: np.ndarray, boot: np.ndarray, estimate: float, levels: np.ndarray
-) -> np.ndarray:
-    normal = NormalDist()
-    b = boot.size
-    # Mid-rank share: resampled means equal to the estimate (common, IR scores are discrete) count half, as
-    # scipy.stats.bootstrap does; counting them all on one side shifts the interval by a whole step.
-    tie = 1e-10 * max(float(np.abs(values).max()), 1e-300)
-    below = np.count_nonzero(boot < estimate - tie)
-    equal = np.count_nonzero(np.abs(boot - estimate) <= tie)
-    share = min(max(float(below + 0.5 * equal) / b, 1.0 / (2 * b)), 1.0 - 1.0 / (2 * b))
-    z0 = normal.inv_cdf(share)
-    n = values.size
-    # Jackknife means, leaving each query out in turn (closed form for the mean).
-    jack = (values.sum() - values) / (n - 1) if n > 1 else values.copy()
-    dev = jack.mean() - jack
-    denom = 6.0 * float(np.sum(dev**2)) ** 1.5
-    accel = float(np.sum(dev**3)) / denom if denom > 0 else 0.0
-    out = []
-    for level in levels:
-        z = normal.inv_cdf(float(level))
-        shifted = z0 + (z0 + z) / (1.0 - accel * (z0 + z))
-        out.append(normal.cdf(shifted))
-    return np.array(out)
 
 
 @dataclass(frozen=True)
