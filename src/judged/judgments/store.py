@@ -3,15 +3,19 @@
 Every method is one transaction: it either happens completely or not at all.
 Methods take and return plain values (:mod:`judged.judgments.model`
 dataclasses, polars frames, :class:`~judged.Qrels`), never database objects.
+
+To callers the store is one class. Its engine and transactions are in
+:mod:`~judged.judgments.store_base`; two groups of its methods are kept in
+their own modules and inherited: the automatic assessors'
+(:mod:`~judged.judgments.store_automatic`) and the targeted efforts'
+(:mod:`~judged.judgments.store_targeting`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Self
 
 import polars as pl
 import sqlalchemy as sa
@@ -20,18 +24,10 @@ from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
-from judged.judgments import automatic, catalog, log, migrate, pools
+from judged.judgments import catalog, log, migrate, pools
 from judged.judgments import freeze as sets
 from judged.judgments import schema as t
-from judged.judgments.engine import (
-    check_integrity,
-    create_engine,
-    display_url,
-    immutable_url,
-    reading,
-    resolve_url,
-    writing,
-)
+from judged.judgments.engine import check_integrity, create_engine, immutable_url, resolve_url
 from judged.judgments.failures import explain
 from judged.judgments.model import (
     Adjudication,
@@ -45,11 +41,10 @@ from judged.judgments.model import (
     Recorded,
 )
 from judged.judgments.qrels_import import qrels_entries
+from judged.judgments.store_automatic import AutomaticMethods
+from judged.judgments.store_targeting import TargetingMethods
 from judged.judgments.verify import Verification, verify
 from judged.rubric import Rubric
-
-if TYPE_CHECKING:
-    from judged.judgments.targeting import Target
 
 
 def _writable(path: Path) -> bool:
@@ -57,7 +52,7 @@ def _writable(path: Path) -> bool:
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
-class Store:
+class Store(TargetingMethods, AutomaticMethods):
     """A judgment store at a database URL (SQLite by default, or PostgreSQL).
 
     >>> store = Store.open("sqlite://")        # in memory; Store.open() uses ./judged.db
@@ -70,9 +65,6 @@ class Store:
     [2, 3]
     >>> store.close()
     """
-
-    def __init__(self, engine: sa.Engine) -> None:
-        self.engine = engine
 
     @classmethod
     def open(cls, db: str | None = None, *, upgrade: bool = True, must_exist: bool = False) -> Store:
@@ -112,37 +104,6 @@ class Store:
             store.close()
             raise
         return store
-
-    @property
-    def url(self) -> str:
-        """The database URL, password hidden."""
-        return display_url(self.engine)
-
-    def close(self) -> None:
-        """Release the database connections."""
-        self.engine.dispose()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
-
-    @contextmanager
-    def _write(self, snapshot: bool = False) -> Iterator[sa.Connection]:
-        try:
-            with writing(self.engine, snapshot) as connection:
-                yield connection
-        except sa.exc.DBAPIError as err:
-            raise explain(err, self.url) from None
-
-    @contextmanager
-    def _read(self) -> Iterator[sa.Connection]:
-        try:
-            with reading(self.engine) as connection:
-                yield connection
-        except sa.exc.DBAPIError as err:
-            raise explain(err, self.url) from None
 
     def schema_status(self) -> migrate.SchemaStatus:
         """The store's schema revision and any pending migrations."""
@@ -327,29 +288,6 @@ class Store:
                         log.undo(connection, qid, docid, assessor, None)
             return recorded
 
-    def import_automatic(self, path: str | Path, assessor: automatic.AutomaticAssessor) -> Recorded:
-        """Record an automatic assessor's labels file (JSON Lines) with its metadata, in one transaction.
-
-        >>> import hashlib, json, pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> _ = (folder / "llm.jsonl").write_text(json.dumps({"qid": "q1", "docid": "d1", "grade": 2,
-        ...                                                   "confidence": 0.9, "rationale": "on topic"}) + "\\n")
-        >>> judge = automatic.AutomaticAssessor("llm", "some-model", hashlib.sha256(b"prompt").hexdigest())
-        >>> store = Store.open("sqlite://")
-        >>> store.import_automatic(folder / "llm.jsonl", judge)
-        Recorded(inserted=1, already_stored=0)
-        >>> store.automatic_assessors()
-        ['llm']
-        """
-        digest, labels = automatic.read_labels(path)
-        with self._write() as connection:
-            return Recorded(*automatic.import_labels(connection, assessor, digest, labels))
-
-    def automatic_assessors(self) -> list[str]:
-        """The names of the automatic assessors, sorted."""
-        with self._read() as connection:
-            return sorted(automatic.names(connection))
-
     # -- pools and assignments ----------------------------------------------------------------
 
     def build_pool(
@@ -431,45 +369,6 @@ class Store:
             newest = catalog.rubric_by_spec(connection, None) if rejudge_older else None
             spec = f"{newest.name}@{newest.version}" if newest else None
             return assignment.queue(connection, assessor, pending_only, spec)
-
-    # -- targeted efforts (judged.judgments.targeting; loaded on use: it brings the analyses) --
-
-    def set_target(self, pool: str, measure: str) -> None:
-        """Target the effort on ``pool`` on an nDCG ``measure``, or stop targeting it (``"off"``).
-
-        Its assessors' queues then put first the pairs whose judging can
-        settle the comparisons among the pool's runs. The target is computed
-        once here, so a measure it cannot serve is refused now.
-        """
-        from judged.judgments import targeting
-
-        with self._write() as connection:
-            targeting.set_target(connection, pool, measure)
-
-    def targets(self) -> dict[str, str]:
-        """Every targeted effort's pool and the measure it is targeted on."""
-        from judged.judgments import targeting
-
-        with self._read() as connection:
-            return targeting.targets(connection)
-
-    def target(self, pool: str) -> Target:
-        """The targeted effort's :class:`~judged.judgments.targeting.Target` now: its settlement and ranking."""
-        from judged.judgments import targeting
-
-        with self._read() as connection:
-            measure = targeting.targets(connection).get(pool)
-            if measure is None:
-                raise UsageError(f"the effort on pool {pool!r} is not targeted; target it with "
-                                 "`judged assign --pool POOL --target nDCG@10 ...`.")
-            return targeting.target(connection, pool, measure)
-
-    def label_state(self) -> tuple[int, int]:
-        """The newest judgment and adjudication event ids: every target computed at this state still holds."""
-        from judged.judgments import targeting
-
-        with self._read() as connection:
-            return targeting.label_state(connection)
 
     # -- adjudication and frozen sets ---------------------------------------------------------
 
