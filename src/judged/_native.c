@@ -1525,6 +1525,61 @@ done:
     return result;
 }
 
+/* running_sums(values, offsets): per row, the sum of its query's values up to it, added left to right
+   (each query on its own, as trec_eval adds), as float64 bytes. */
+static PyObject *running_sums(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *values_object, *offsets_object;
+    if (!PyArg_ParseTuple(args, "OO", &values_object, &offsets_object)) {
+        return NULL;
+    }
+    Py_buffer values = {0}, offsets = {0};
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(values_object, &values, PyBUF_SIMPLE) < 0 ||
+        PyObject_GetBuffer(offsets_object, &offsets, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    Py_ssize_t rows = values.len / 8, queries = offsets.len / 8 - 1;
+    const double *in = values.buf;
+    const int64_t *at = offsets.buf;
+    if (values.len % 8 || offsets.len % 8 || queries < 0 || at[0] != 0 || at[queries] != rows) {
+        PyErr_SetString(PyExc_ValueError, "running_sums: the offsets do not cover the values");
+        goto done;
+    }
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        if (at[q + 1] < at[q]) {
+            PyErr_SetString(PyExc_ValueError, "running_sums: the offsets decrease");
+            goto done;
+        }
+    }
+    result = PyByteArray_FromStringAndSize(NULL, rows * 8);
+    if (!result) {
+        goto done;
+    }
+    double *out = (double *)PyByteArray_AS_STRING(result);
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        if (at[q] == at[q + 1]) {
+            continue;
+        }
+        double sum = in[at[q]];  /* the first term as it is, as np.add.accumulate starts */
+        out[at[q]] = sum;
+        for (int64_t i = at[q] + 1; i < at[q + 1]; i++) {
+            sum += in[i];
+            out[i] = sum;
+        }
+    }
+    Py_END_ALLOW_THREADS
+done:
+    if (values.obj) {
+        PyBuffer_Release(&values);
+    }
+    if (offsets.obj) {
+        PyBuffer_Release(&offsets);
+    }
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
      "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads, indented_comments=False) -> "
@@ -1541,6 +1596,9 @@ static PyMethodDef methods[] = {
     {"tukey_ranges", tukey_ranges, METH_VARARGS,
      "tukey_ranges(scores, queries, systems, seeds, threads) -> the range of the systems' means under the "
      "within-query permutation each seed draws (float64 bytes)."},
+    {"running_sums", running_sums, METH_VARARGS,
+     "running_sums(values, offsets) -> per row, its query's sum of float64 values up to it, left to right "
+     "(float64 bytes)."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

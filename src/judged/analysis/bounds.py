@@ -105,7 +105,7 @@ from judged.measures.families.ndcg import judged_gains
 from judged.measures.families.rbp import persistence_weights
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
-from judged.measures.views import measure_view, nonzero_sum
+from judged.measures.views import measure_view, rank_order_sum
 
 SCOPES = ("top_k", "retrieved")
 #: The families whose exact range over the unjudged grades judged derives.
@@ -359,7 +359,7 @@ def _query_data(view, measure: Measure, values: np.ndarray, scope: str) -> dict[
     row_judged = top.take(view.judged)
     row_gains = judged_gains(top.take(view.grade), row_judged, measure.gain)
     row_disc = discounts(top.positions)
-    dcg = nonzero_sum(top, row_gains * row_disc)  # the same arithmetic as the nDCG kernel
+    dcg = rank_order_sum(top, row_gains * row_disc)  # the same arithmetic as the nDCG kernel
     unj = ~row_judged
     n = (top.counts - top.sum(row_judged)).astype(np.int64)
     all_unjudged = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)

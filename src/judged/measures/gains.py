@@ -77,6 +77,14 @@ def scaled_gains(view: RankedView, measure: Measure) -> np.ndarray:
     >>> scaled_gains(view, parse("SDCG(max_rel=3)@3")).tolist()
     [0.3333333333333333, 1.0, 0.0]
     """
+    key = ("scaled_gains", measure.gain, measure.max_rel)
+    if key not in view._derived:  # RBP and its residual, at every p and cutoff, read the same gains
+        view._derived[key] = _scaled_gains(view, measure)
+        view._derived[key].setflags(write=False)
+    return view._derived[key]
+
+
+def _scaled_gains(view: RankedView, measure: Measure) -> np.ndarray:
     scale = scale_of(view, measure)
     level_gains = gains(np.arange(int(scale.max(initial=1)) + 1), measure.gain)
     used = np.unique(scale)

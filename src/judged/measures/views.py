@@ -7,6 +7,7 @@ import dataclasses
 import numpy as np
 
 from judged.engine.view import RankedView, Top
+from judged.io.native import _native
 from judged.measures.gains import gains
 from judged.measures.spec import Gain, Measure
 
@@ -70,26 +71,78 @@ def tie_weights(view: RankedView, cutoff: int | None, unit: np.ndarray | None = 
     return (unit[hi] - unit[lo]) / (stop - start)
 
 
-def nonzero_sum(top: Top, values: np.ndarray) -> np.ndarray:
-    """Per-query sums of ``values`` (one per row of ``top``) over their nonzero terms only, in rank order.
+def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Per row, the sum of ``values`` over its query's rows up to and including it, added left to right.
 
-    ``np.add.reduceat`` adds a long segment pairwise, so the same terms round
-    differently when zeros stand between or after them. DCG and IDCG both sum
-    this way: a ranking that is the ideal one followed by unjudged documents
-    then adds exactly the terms of its IDCG in the same order, and its nDCG is
-    exactly 1.0, not 1.0000000000000002.
+    Each query is added on its own in rank order, as trec_eval adds: queries of similar length are padded
+    into the rows of one matrix (longest first, a group closed once padding would pass four times its rows),
+    and each row is accumulated. So the sum of a query's rows never depends on the queries before it, and
+    zeros between or after its terms change nothing: DCG and IDCG of the same gains at the same ranks are
+    the same bits, and a ranking that is the ideal one followed by unjudged documents scores exactly 1.0.
+
+    >>> running_sums(np.array([0, 2, 3]), np.array([1.0, 2.0, 5.0])).tolist()
+    [1.0, 3.0, 5.0]
+    """
+    values = np.ascontiguousarray(values, dtype=np.float64)
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if _native is not None:  # one pass in C; the padded matrices below add the same terms in the same order
+        return np.frombuffer(_native.running_sums(values, offsets), dtype=np.float64)
+    lengths = np.diff(offsets)
+    widest, count = int(lengths.max(initial=0)), len(lengths)
+    if count * widest == len(values):  # every query as long as the longest: the rows are the matrix already
+        return np.add.accumulate(values.reshape(count, widest), axis=1).ravel()
+    out = np.empty(len(values))
+    order = np.argsort(-lengths, kind="stable")
+    order = order[lengths[order] > 0]
+    filled = np.cumsum(lengths[order])  # rows of the longest i + 1 queries
+    first = 0
+    while first < len(order):
+        width = int(lengths[order[first]])
+        cells = width * np.arange(1, len(order) - first + 1)
+        fits = cells <= 4 * (filled[first:] - (filled[first - 1] if first else 0))  # True, then False for good
+        last = first + (len(fits) if fits.all() else int(np.argmin(fits)))
+        _accumulate_padded(offsets, values, order[first:last], width, out)
+        first = last
+    return out
+
+
+def _accumulate_padded(offsets: np.ndarray, values: np.ndarray, group: np.ndarray, width: int,
+                       out: np.ndarray) -> None:
+    """Write into ``out`` the running sums of the queries in ``group``, each a row of a (group x width) matrix."""
+    group_lengths = np.diff(offsets)[group]
+    starts = np.concatenate(([0], np.cumsum(group_lengths)[:-1]))
+    within = np.arange(int(group_lengths.sum())) - np.repeat(starts, group_lengths)
+    rows = np.repeat(offsets[group], group_lengths) + within
+    flat = np.repeat(np.arange(len(group)) * width, group_lengths) + within
+    padded = np.zeros(len(group) * width)
+    padded[flat] = values[rows]
+    out[rows] = np.add.accumulate(padded.reshape(len(group), width), axis=1).ravel()[flat]
+
+
+def rank_order_sum(top: Top, values: np.ndarray) -> np.ndarray:
+    """Per-query sums of ``values`` (one per row of ``top``), added in rank order like :func:`running_sums`.
+
+    ``np.add.reduceat`` adds a long segment pairwise, so the same terms round differently when zeros stand
+    between or after them; this adds left to right, so DCG and IDCG of the same terms agree to the bit.
 
     >>> top = Top(np.array([0, 3]), np.array([3]))
-    >>> nonzero_sum(top, np.array([0.5, 0.0, 0.25])).tolist()
+    >>> rank_order_sum(top, np.array([0.5, 0.0, 0.25])).tolist()
     [0.75]
     """
-    values = np.asarray(values, dtype=np.float64)
-    if np.count_nonzero(values) == len(values):
-        return top.sum(values)
-    terms = np.flatnonzero(values)
-    ends = np.searchsorted(terms, np.append(top.starts, len(values)))
-    counts = np.diff(ends)
-    return Top(np.concatenate(([0], np.cumsum(counts))), counts).sum(values[terms])
+    compact = np.concatenate(([0], np.cumsum(top.counts))).astype(np.int64)
+    return at_depth(running_sums(compact, values), compact, top.counts)
+
+
+def at_depth(running: np.ndarray, offsets: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """Per query, the running sum of its first ``depth[q]`` rows (``depth`` at most its length), 0 for none.
+
+    >>> at_depth(np.array([1.0, 3.0, 5.0]), np.array([0, 2, 3]), np.array([1, 0])).tolist()
+    [1.0, 0.0]
+    """
+    out = np.zeros(len(depth))
+    some = depth > 0
+    out[some] = running[offsets[:-1][some] + depth[some] - 1]
+    return out
 
 
 def divide(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

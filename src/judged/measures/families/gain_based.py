@@ -24,12 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView, Top
-from judged.measures.families.ndcg import ideal_gains, view_gains
-from judged.measures.gains import discounts
+from judged.measures.families.ndcg import ideal_gains, running_dcg, running_ideal_dcg, view_gains
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
-from judged.measures.views import divide, measure_view
+from judged.measures.views import divide, measure_view, running_sums
 
 _GAIN_PARAMS = ("gain", "unjudged", "ties", "norel")
 
@@ -50,38 +49,13 @@ def bin_g(view: RankedView, measure: Measure) -> np.ndarray:
     return divide(hits.sum(credit), view.num_relevant(measure.rel))
 
 
-def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
-    """Per row, the sum of ``values`` over its query's rows up to and including it, added in rank order.
-
-    Each query is added on its own, left to right, as trec_eval adds (a query's rows padded into one row
-    of a matrix); only when padding would cost more than four times the rows does it fall back to one
-    cumulative sum less each query's start, whose rounding then grows with the sums before the query.
-
-    >>> running_sums(np.array([0, 2, 3]), np.array([1.0, 2.0, 5.0])).tolist()
-    [1.0, 3.0, 5.0]
-    """
-    values = np.asarray(values, dtype=np.float64)
-    lengths = np.diff(offsets)
-    widest, count = int(lengths.max(initial=0)), len(lengths)
-    if count * widest == len(values):  # every query as long as the longest: the rows are the matrix already
-        return np.add.accumulate(values.reshape(count, widest), axis=1).ravel()
-    if count * widest <= 4 * max(len(values), 1):
-        flat = np.arange(len(values)) + np.repeat(np.arange(count) * widest - offsets[:-1], lengths)
-        padded = np.zeros(count * widest)
-        padded[flat] = values
-        return np.add.accumulate(padded.reshape(count, widest), axis=1).ravel()[flat]
-    total = np.cumsum(values, dtype=np.float64)
-    before = np.concatenate(([0.0], total))[offsets[:-1]]
-    return total - np.repeat(before, lengths)
-
-
 class _GainWalk:
     """What the three measures read: per row its gain and running DCG; per query the positive ideal gains."""
 
     def __init__(self, view: RankedView, measure: Measure) -> None:
         self.view = view
         self.gain = view_gains(view, measure.gain)
-        self.dcg = running_sums(view.offsets, self.gain * discounts(view.rank))
+        self.dcg = running_dcg(view, measure.gain)
         everything = view.ideal_top(None)
         ideal = ideal_gains(view, measure.gain)
         self.num_ideal = everything.sum(ideal > 0).astype(np.int64)  # M: positive ideal gains, first in each query
@@ -89,7 +63,7 @@ class _GainWalk:
         self.ideal_offsets = np.concatenate(([0], np.cumsum(self.num_ideal))).astype(np.int64)
         self.ideal = keep.take(ideal)
         self.ideal_rank = keep.positions
-        self.idcg = running_sums(self.ideal_offsets, self.ideal * discounts(self.ideal_rank))
+        self.idcg = keep.take(running_ideal_dcg(view, measure.gain))  # the first M of the ideal DCG's sums
 
     @classmethod
     def of(cls, view: RankedView, measure: Measure) -> _GainWalk:

@@ -19,7 +19,7 @@ from judged.engine.view import RankedView
 from judged.measures.gains import cumulative_discounts, discounts, gains
 from judged.measures.registry import family
 from judged.measures.spec import Gain, Measure
-from judged.measures.views import divide, measure_view, nonzero_sum, tie_weights
+from judged.measures.views import at_depth, divide, measure_view, running_sums, tie_weights
 
 _PARAMS = ("gain", "ideal", "unjudged", "ties", "norel")
 
@@ -30,8 +30,17 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
         longest = int(view.lengths.max(initial=0))
         weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
         return view.top(None).sum(view_gains(view, measure.gain) * weights)
-    top = view.top(measure.cutoff)
-    return nonzero_sum(top, top.take(view_gains(view, measure.gain)) * discounts(top.positions))
+    return at_depth(running_dcg(view, measure.gain), view.offsets, view.top(measure.cutoff).counts)
+
+
+def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
+    """Per row, the DCG of its query's ranking down to it, added in rank order: read at each cutoff, computed
+    once per view and gain (every nDCG@k, DCG@k and G read it)."""
+    key = ("running_dcg", gain)
+    if key not in view._derived:
+        view._derived[key] = running_sums(view.offsets, view_gains(view, gain) * discounts(view.rank))
+        view._derived[key].setflags(write=False)
+    return view._derived[key]
 
 
 def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
@@ -58,8 +67,19 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
     monotone in the grade still gets its true ideal; only positive gains take
     a place in the ideal list.
     """
-    top = view.ideal_top(measure.cutoff)
-    return nonzero_sum(top, np.maximum(top.take(ideal_gains(view, measure.gain)), 0.0) * discounts(top.positions))
+    return at_depth(running_ideal_dcg(view, measure.gain), view.ideal_offsets, view.ideal_top(measure.cutoff).counts)
+
+
+def running_ideal_dcg(view: RankedView, gain: Gain) -> np.ndarray:
+    """Per ideal row, the ideal DCG down to it (negative gains count 0), added in rank order like
+    :func:`running_dcg`, so a ranking in the ideal order scores exactly 1.0."""
+    key = ("running_ideal_dcg", gain)
+    if key not in view._derived:
+        ranks = view.ideal_top(None).positions
+        view._derived[key] = running_sums(view.ideal_offsets,
+                                          np.maximum(ideal_gains(view, gain), 0.0) * discounts(ranks))
+        view._derived[key].setflags(write=False)
+    return view._derived[key]
 
 
 def ideal_gains(view: RankedView, gain: Gain) -> np.ndarray:

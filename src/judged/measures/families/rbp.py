@@ -45,7 +45,8 @@ def persistence_weights(view: RankedView, measure: Measure, values: np.ndarray) 
         cumulative = 1.0 - p ** np.arange(longest + 1, dtype=np.float64)  # credit of ranks 0..r-1
         return view.top(None).sum(values * tie_weights(view, measure.cutoff, cumulative))
     top = view.top(measure.cutoff)
-    return top.sum(top.take(values) * (1.0 - p) * p ** top.positions.astype(np.float64))
+    powers = p ** np.arange(int(top.counts.max(initial=0)), dtype=np.float64)  # p^r once per rank, not per row
+    return top.sum(top.take(values) * (1.0 - p) * powers[top.positions])
 
 
 @family(
