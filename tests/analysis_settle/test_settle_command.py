@@ -68,7 +68,7 @@ def test_bad_requests_exit_2(examples):
     neither = run_cli("settle", *runs)
     assert neither.exit_code == 2 and "--qrels FILE or --judgments" in neither.output
     other = run_cli("settle", *runs, "--qrels", examples / "qrels.txt", "-m", "AP")
-    assert other.exit_code == 2 and "nDCG only" in other.output
+    assert other.exit_code == 2 and "not for AP" in other.output and "quadratic" in other.output
 
 
 def test_a_frozen_set_from_the_store_gives_the_same_answer_and_is_named(examples, tmp_path):
@@ -83,3 +83,16 @@ def test_a_frozen_set_from_the_store_gives_the_same_answer_and_is_named(examples
     assert result.exit_code == 0, result.output
     assert "order: dense > bm25 > naive (settled)" in result.output
     assert "judgments: frozen set nist@1" in result.output
+
+
+def test_any_family_with_exact_bounds_settles_from_the_command_line(examples, tmp_path):
+    out = tmp_path / "next.run"
+    result = run_cli("settle", *_runs(examples, "bm25", "dense", "naive"), "--qrels", examples / "qrels.txt",
+                     "-m", "P@10", "--next", "5", "-o", out, "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["measure"] == "P(rel=1,unjudged=zero,ties=trec)@10"
+    assert len(document["next"]) == 5 == len(out.read_text().splitlines())
+    table = run_cli("settle", *_runs(examples, "bm25", "dense"), "--qrels", examples / "qrels.txt", "-m", "RR@10")
+    assert table.exit_code == 0, table.output
+    assert "runs: mean RR, with unjudged as 0" in " ".join(table.output.split())

@@ -127,8 +127,9 @@ def test_refusals_say_what_is_needed(sqlite_store):
         _targeted(store, "nDCG")
     with pytest.raises(judged.UsageError, match="ranked run 'A' with ties=trec"):
         _targeted(store, "nDCG(ties=input)@2")
-    with pytest.raises(judged.UsageError, match="settle is defined for nDCG only"):
-        _targeted(store, "P@2")
+    with pytest.raises(judged.UsageError, match="not for AP"):
+        _targeted(store, "AP@2")
+    assert _targeted(store, "P@2").settlement.measure.name == "P"  # every family with exact joint bounds targets
     t = _targeted(store, "nDCG@2")  # nothing assigned or judged yet: both documents may take either grade
     assert not t.can_stop and {(q, d) for q, d, _ in t.ranking} == {("q1", "a"), ("q1", "b")}
 
@@ -186,7 +187,7 @@ def test_cli_assign_target(tmp_path):
     assert ("pool default: targeted on nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10; not yet: "
             "0 of 3 pairs settled") in result.output and "251 pooled documents unjudged, 251 of which" in result.output
     again = ["assign", "--db", db, "-a", "ann", "--overlap-queries", "0", "--target"]
-    refused = runner.invoke(main, [*again, "P@10"])
-    assert refused.exit_code == 2 and "settle is defined for nDCG only" in refused.output
+    refused = runner.invoke(main, [*again, "AP@10"])
+    assert refused.exit_code == 2 and "not for AP" in refused.output
     stopped = runner.invoke(main, [*again, "off"])
     assert stopped.exit_code == 0 and "pool default: no longer targeted" in stopped.output

@@ -1,7 +1,8 @@
 """What judging one pooled document can do to the open comparisons: its exact effect on their bounds.
 
 For a comparison (runs A, B) and a query q, judging document u at grade g
-replaces the query's exact range [lo, hi] of nDCG_A - nDCG_B by the range
+replaces the query's exact range [lo, hi] of M_A - M_B (M the measure, any
+family with exact joint bounds) by the range
 with u fixed at g, [lo'(g), hi'(g)], a sub-range (u at g is one of the
 assignments counted before). ``impact`` is the expected shrink, with g drawn
 from ``probabilities`` (by default the grades' frequency among the judged
@@ -23,7 +24,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from judged.analysis.joint import JointPool
-from judged.analysis.settle_search import ratio_range
 
 #: A bound moves when it moves by more than this (rounding of the exact ranges is about 1e-16).
 MOVE = 1e-12
@@ -59,10 +59,9 @@ def grade_effects(pool: JointPool, pairs: Sequence[OpenPair], query: int) -> np.
     for pair in pairs:
         weights = np.zeros(len(pool.runs))
         weights[pair.a], weights[pair.b] = 1.0, -1.0
-        problems, doc, grade = pool.fixed(weights, 0.0, query)
+        lo, hi, doc, grade = pool.fixed_ranges(weights, 0.0, query)
         if not len(doc):
             continue
-        lo, hi = ratio_range(problems)
         rise = np.maximum(lo - pair.low[query], 0.0)
         fall = np.maximum(pair.high[query] - hi, 0.0)
         rise[rise <= MOVE] = 0.0

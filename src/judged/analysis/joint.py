@@ -1,45 +1,59 @@
 """Several runs over one pool of unjudged documents: the per-query data every joint bound is computed from.
 
 A grade given to a pooled, unjudged document is one grade for every run: it
-enters each run's DCG where that run ranks the document in its top k, and the
-query's ideal list, which all runs share. :class:`JointPool` holds, per
-query, the pooled unjudged documents, each run's discount for them and the
-judged part of everything, and turns any linear objective (one run's DCG, the
-difference of two) into :class:`~judged.analysis.settle_search.Problems`,
-unconditionally or with one document fixed at one grade (what judging it
-would reveal).
+enters each run's value where that run ranks the document in its top k, and,
+for nDCG and R, the query's normaliser (the ideal DCG, the number of relevant
+documents), which all runs share. :class:`JointPool` holds, per query, the
+pooled unjudged documents, each run's weight for them and the judged part of
+everything, in the terms of the measure's family
+(:mod:`judged.analysis.joint_families`), and gives the exact range of one
+run's value or of the difference of two (:meth:`JointPool.ranges`),
+unconditionally or with one document fixed at one grade, what judging it
+would reveal (:meth:`JointPool.fixed_ranges`).
 
 Which documents are pooled: ``top_k`` (every run's top k, the depth-k pool at
 the measure's cutoff), ``retrieved`` (everything a run retrieved) or an
 explicit set of (qid, docid) pairs, such as a store's pool. Pooled documents
 that are judged keep their grade; unjudged documents outside the pool gain 0
-and stay out of the ideal list (judged's usual rule: the judgments are taken
+and stay out of the normaliser (judged's usual rule: the judgments are taken
 as complete outside the pool).
+
+>>> import judged
+>>> from judged.analysis.joint_families import FAMILIES
+>>> from judged.measures import parse
+>>> runs = [judged.read_run({"q": {"a": 2.0, "u": 1.0}}, name="A"), judged.read_run({"q": {"u": 2.0}}, name="B")]
+>>> pool = joint_pool(runs, judged.read_qrels({"q": {"a": 1}}), parse("RR@2"), (0, 1))
+>>> lo, hi = pool.ranges(np.array([1.0, -1.0]), 0.0)   # RR_A is 1; RR_B is 1 when u is relevant, else 0
+>>> float(lo[0]), float(hi[0])
+(0.0, 1.0)
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from judged.analysis.bounds import BOUND_TIES
-from judged.analysis.settle_search import Problems
+from judged.analysis.joint_families import FAMILIES, JointFamily, refusal
+from judged.analysis.settle_search import Problems, first_fixed, first_range, linear_fixed, linear_range, ratio_range
 from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
-from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
 
 POOLS = ("top_k", "retrieved")
 
 
 def check_measure(measure: Measure) -> Measure:
-    """The measures joint bounds are defined for: nDCG, ideal=judged, ties trec|input, norel 0|1."""
-    if measure.name != "nDCG":
-        raise UsageError(f"settle is defined for nDCG only (the exact joint bounds are nDCG's). Got {measure}.")
+    """The measures joint bounds are defined for: a family of :data:`FAMILIES`, ideal=judged, ties trec|input,
+    norel 0|1; anything else is refused with the reason."""
+    reason = refusal(measure)
+    if reason is not None:
+        raise UsageError(f"settle has exact joint bounds for {', '.join(FAMILIES)} only, not for {measure.name}: "
+                         f"{reason}. Got {measure}.")
     if measure.ideal != "judged":
         raise UsageError(f"settle needs ideal=judged (the ideal list the grades change). Got {measure}.")
     if measure.ties not in BOUND_TIES:
@@ -55,9 +69,12 @@ def check_measure(measure: Measure) -> Measure:
 class JointPool:
     """Per query (``qids``, every judged query in byte order): the pooled unjudged documents and each run's share.
 
-    ``alpha[r, q]`` is run r's DCG from judged documents; ``discount[q][r, i]``
-    the discount at which run r ranks ``pool[q][i]`` in its top k (0 when it
-    does not); ``counts[q, t]`` the judged documents with gain >= ``tau[t]``.
+    ``alpha[r, q]`` is run r's value from judged documents (the sum of their
+    gains times their weights; for the ``first`` shape the weight of its first
+    relevant judged document); ``discount[q][r, i]`` the weight at which run r
+    ranks ``pool[q][i]`` in its top k (0 when it does not); for a ``ratio``,
+    ``counts[q, t]`` the judged documents with gain >= ``tau[t]`` (empty
+    otherwise).
     """
 
     measure: Measure
@@ -77,18 +94,79 @@ class JointPool:
         """Pooled documents without a judgment, over all queries."""
         return sum(len(docs) for docs in self.pool)
 
+    @property
+    def family(self) -> JointFamily:
+        """How the measure enters the bounds (:data:`~judged.analysis.joint_families.FAMILIES`)."""
+        return FAMILIES[self.measure.name]
+
+    def ranges(self, weights: np.ndarray, empty: float) -> tuple[np.ndarray, np.ndarray]:
+        """Per query, the exact (min, max) of sum_r weights[r] * value_r over every assignment of the pool.
+
+        ``weights`` is a one-hot (one run's value) or +1/-1 (a difference);
+        ``empty`` what a ratio scores when its normaliser is 0 (``norel``, or 0 for a difference).
+        """
+        n = np.array([len(docs) for docs in self.pool], dtype=np.int64)
+        shape = self.family.shape
+        if shape == "ratio":
+            return ratio_range(self.problems(weights, empty))
+        if shape == "linear":
+            return linear_range(weights @ self.alpha, self._coef(weights, n), n, self.values)
+        (a, c), (b, d) = (self._side(weights, sign, n) for sign in (1, -1))
+        return first_range(a, c, b, d, n, self.values)
+
+    def fixed_ranges(self, weights: np.ndarray, empty: float,
+                     query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`ranges` of ``query`` with each of its pooled documents fixed at each grade, what judging it reveals.
+
+        Returns (min, max, document index in the pool, grade index in ``grades``), one entry per (document, grade).
+        """
+        docs = len(self.pool[query])
+        doc = np.repeat(np.arange(docs), len(self.grades))
+        grade = np.tile(np.arange(len(self.grades)), docs)
+        shape = self.family.shape
+        if shape == "ratio":
+            lo, hi = ratio_range(self.fixed(weights, empty, query)[0])
+        elif shape == "linear":
+            lo, hi = linear_fixed(float(weights @ self.alpha[:, query]), weights @ self.discount[query], self.values,
+                                  self.grade_gains)
+        else:
+            one = np.array([docs])
+            (a, c), (b, d) = (self._side(weights, sign, one, query) for sign in (1, -1))
+            lo, hi = first_fixed(float(a[0]), c[0, :docs], float(b[0]), d[0, :docs], self.values, self.grade_gains)
+        return lo, hi, doc, grade
+
+    def _coef(self, weights: np.ndarray, n: np.ndarray) -> np.ndarray:
+        coef = np.zeros((len(n), int(n.max(initial=0))))
+        for q, share in enumerate(self.discount):
+            coef[q, : n[q]] = weights @ share
+        return coef
+
+    def _side(self, weights: np.ndarray, sign: int, n: np.ndarray,
+              query: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The run weighted ``sign`` (its judged part and its weights), or zeros: the ``first`` shape's sides."""
+        chosen = np.flatnonzero(weights == sign)
+        if len(chosen) > 1 or not np.isin(weights, (-1.0, 0.0, 1.0)).all():
+            raise UsageError(f"the bounds of {self.measure.name} weigh at most one run +1 and one -1. "
+                             f"Got weights {weights.tolist()}.")
+        queries = range(len(self.qids)) if query is None else (query,)
+        width = int(n.max(initial=0))
+        if not len(chosen):
+            return np.zeros(len(queries)), np.zeros((len(queries), width))
+        r = int(chosen[0])
+        weight = np.zeros((len(queries), width))
+        for row, q in enumerate(queries):
+            weight[row, : len(self.pool[q])] = self.discount[q][r]
+        return self.alpha[r, list(queries)], weight
+
     def problems(self, weights: np.ndarray, empty: float) -> Problems:
-        """The objective sum_r weights[r] * DCG_r / IDCG, one problem per query.
+        """The ratio objective sum_r weights[r] * numerator_r / normaliser, one problem per query.
 
         ``weights`` (runs,) is a one-hot for one run's nDCG, +1/-1 for a
         difference; ``empty`` is what an assignment with an empty ideal scores.
         """
         n = np.array([len(docs) for docs in self.pool], dtype=np.int64)
-        coef = np.zeros((len(n), int(n.max(initial=0))))
-        for q, share in enumerate(self.discount):
-            coef[q, : n[q]] = weights @ share
-        return Problems(weights @ self.alpha, coef, n, self.counts, np.full(len(n), empty), self.tau, self.values,
-                        self.cutoff)
+        return Problems(weights @ self.alpha, self._coef(weights, n), n, self.counts, np.full(len(n), empty), self.tau,
+                        self.values, self.cutoff, self.ideal)
 
     def fixed(self, weights: np.ndarray, empty: float, query: int) -> tuple[Problems, np.ndarray, np.ndarray]:
         """One problem for every (document of ``query``'s pool, grade): that document judged at that grade.
@@ -107,11 +185,25 @@ class JointPool:
         counts = self.counts[query][None, :] + (gain[:, None] >= self.tau[None, :])
         rows = len(doc)
         return (Problems(alpha, coef, np.full(rows, docs - 1, dtype=np.int64), counts.astype(np.int64),
-                         np.full(rows, empty), self.tau, self.values, self.cutoff), doc, grade)
+                         np.full(rows, empty), self.tau, self.values, self.cutoff, self.ideal), doc, grade)
+
+    @property
+    def ideal(self):
+        """The normaliser of a ratio: ``dcg`` or ``count``."""
+        return self.family.ideal or "dcg"
 
     @property
     def cutoff(self) -> int:
-        return -1 if self.measure.cutoff is None else int(self.measure.cutoff)
+        """The normaliser's cutoff: the measure's for the ideal DCG, none (-1) for a count."""
+        if self.measure.cutoff is None or self.ideal == "count":
+            return -1
+        return int(self.measure.cutoff)
+
+    def restrict(self, keep: np.ndarray) -> JointPool:
+        """The same data for the queries at ``keep`` only."""
+        return replace(self, qids=tuple(self.qids[q] for q in keep), counts=self.counts[keep],
+                       alpha=self.alpha[:, keep], pool=tuple(self.pool[q] for q in keep),
+                       discount=tuple(self.discount[q] for q in keep))
 
 
 def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tuple[int, ...],
@@ -119,7 +211,8 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
     """Build the joint data of ``runs`` (read already) over ``pool``; ``measure`` as :func:`check_measure` allows."""
     if isinstance(pool, str) and pool not in POOLS:
         raise UsageError(f"pool must be one of {'|'.join(POOLS)} or a set of (qid, docid) pairs. Got {pool!r}.")
-    grade_gains = gains(np.asarray(grades), measure.gain)
+    family = FAMILIES[measure.name]
+    grade_gains = family.grade_gain(measure, np.asarray(grades))
     values = np.unique(grade_gains)
     if (values < 0).any():
         raise UsageError(f"settle needs gains >= 0; gain {measure.gain} gives a negative gain to a grade in "
@@ -149,28 +242,28 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
     alpha = np.zeros((len(runs), len(qids)))
     discount = [np.zeros((len(runs), len(docs))) for docs in pooled]
     slot = [{d: i for i, d in enumerate(docs)} for docs in pooled]
+    judged_gain = [dict(zip(grades_of, family.grade_gain(measure, np.array(list(grades_of.values()), dtype=np.int64))))
+                   for grades_of in (judged_grade[qid] for qid in qids)]
     for r, lists in enumerate(ranked):
         for q, docs in lists.items():
-            qid = qids[q]
-            for docid, rank in docs:
-                if cutoff is not None and rank >= cutoff:
-                    continue
-                if docid in judged_grade[qid]:
-                    alpha[r, q] += float(gains(np.array([judged_grade[qid][docid]]), measure.gain)[0]) * _disc(rank)
+            inside = [(docid, rank) for docid, rank in docs if cutoff is None or rank < cutoff]
+            weight = family.rank_weight(measure, np.array([rank for _, rank in inside], dtype=np.int64), len(docs))
+            for (docid, _), w in zip(inside, weight.tolist()):
+                if docid in judged_gain[q]:
+                    gain = float(judged_gain[q][docid])
+                    if family.shape == "first":
+                        alpha[r, q] = max(alpha[r, q], w) if gain > 0 else alpha[r, q]
+                    else:
+                        alpha[r, q] += gain * w
                 elif docid in slot[q]:
-                    discount[q][r, slot[q][docid]] = _disc(rank)
+                    discount[q][r, slot[q][docid]] = w
 
-    judged_gains = [np.maximum(gains(np.array(list(judged_grade[qid].values()), dtype=np.int64), measure.gain), 0)
-                    for qid in qids]
-    tau = np.unique(np.concatenate([values, *judged_gains]))
+    judged_gains = [np.maximum(np.array(list(judged_gain[q].values()), dtype=np.float64), 0) for q in range(len(qids))]
+    tau = np.unique(np.concatenate([values, *judged_gains])) if family.shape == "ratio" else np.zeros(0)
     tau = tau[tau > 0]
     counts = np.array([[int((g >= t).sum()) for t in tau] for g in judged_gains], dtype=np.int64)
     return JointPool(measure, tuple(run.name for run in runs), qids, grades, grade_gains, values, tau,
                      counts.reshape(len(qids), len(tau)), alpha, pooled, tuple(discount))
-
-
-def _disc(rank: int) -> float:
-    return float(discounts(np.array([rank]))[0])
 
 
 def _top(run: Run, qrels: Qrels, measure: Measure, index: dict[str, int], depth: int | None):

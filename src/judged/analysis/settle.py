@@ -1,14 +1,17 @@
 """Which comparisons the judgments already decide, whatever the unjudged documents turn out to be.
 
-For runs A, B, ... one nDCG measure and the current judgments with a pool,
+For runs A, B, ... one measure and the current judgments with a pool,
 :func:`settle` computes, for every pair of runs, the exact minimum and maximum
-of the mean difference ``mean(nDCG_A - nDCG_B)`` over every assignment of
-grades (from the grade domain) to the pooled documents that are not judged.
-A grade is one grade for both runs, so this is a *joint* bound, much tighter
-than ``min(A) - max(B)``: both runs share the query's ideal list, so per query
-the difference is ``(DCG_A - DCG_B) / IDCG`` and a document both runs rank at
-the same depth cannot move its sign. Queries are independent, so the mean's
-bound is the mean of the per-query bounds.
+of the mean difference ``mean(M_A - M_B)`` over every assignment of grades
+(from the grade domain) to the pooled documents that are not judged. A grade
+is one grade for both runs, so this is a *joint* bound, much tighter than
+``min(A) - max(B)``: for nDCG both runs share the query's ideal list, so per
+query the difference is ``(DCG_A - DCG_B) / IDCG`` and a document both runs
+rank at the same depth cannot move its sign. Queries are independent, so the
+mean's bound is the mean of the per-query bounds. The measure is one of the
+families with exact joint bounds, nDCG, R, DCG, P, RBP, RR and Success
+(:mod:`judged.analysis.joint_families`, docs/settle.md); any other is refused
+with the reason.
 
 A pair is **settled** when its bound does not straddle 0: the sign of the
 difference is the same under every assignment (or it is 0 under all of
@@ -51,7 +54,6 @@ import numpy as np
 from judged.analysis.bounds import _grade_domain
 from judged.analysis.impact import OpenPair, grade_effects
 from judged.analysis.joint import JointPool, check_measure, joint_pool
-from judged.analysis.settle_search import ratio_range
 from judged.engine.evaluate import MISSING_POLICIES, evaluate
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
@@ -180,16 +182,17 @@ def settle(
     seed: int = 0,
     count_matter: bool = True,
 ) -> Settlement:
-    """Joint bounds of every pair of ``runs`` on an nDCG ``measure``, the settled order and the stopping rule.
+    """Joint bounds of every pair of ``runs`` on ``measure``, the settled order and the stopping rule.
 
     ``runs`` are paths, frames or mappings (read as :func:`judged.read_run`),
     ``qrels`` the current judgments (a negative grade is pooled, not judged).
     ``pool`` is ``top_k`` (every run's top k), ``retrieved`` (everything
     retrieved) or the (qid, docid) pairs of a pool; only its unjudged
     documents take grades, from ``grades`` (default 0..the highest grade in
-    ``qrels``). The measure must have ``ideal=judged``, ``ties=trec|input``
-    and ``norel=0|1``; its ``unjudged`` parameter is ignored (unjudged as 0 is
-    the current value). ``alpha``, ``samples`` and ``seed`` drive the t-test
+    ``qrels``). The measure must be of a family with exact joint bounds (nDCG,
+    R, DCG, P, RBP with a fixed ``max_rel``, RR, Success), with
+    ``ideal=judged``, ``ties=trec|input`` and ``norel=0|1``; its ``unjudged``
+    parameter is ignored (unjudged as 0 is the current value). ``alpha``, ``samples`` and ``seed`` drive the t-test
     part (module docstring). ``count_matter`` counts, for the stopping rule,
     the unjudged documents whose grade can move an open bound (one exact solve
     per document, grade and open pair; ``could_matter`` is None without it).
@@ -214,7 +217,7 @@ def settle(
     results = [evaluate(run, qrels, [measure], missing=missing) for run in loaded]
     current = np.array([result.values[measure] for result in results])
     shared = ~np.isnan(current).any(axis=0)
-    data = _restrict(data, np.flatnonzero(shared))
+    data = data.restrict(np.flatnonzero(shared))
     current = current[:, shared]
 
     norel = float(measure.norel)
@@ -239,15 +242,9 @@ def settle(
     return replace(partial, stopping=_stopping(partial, effects), effects=effects)
 
 
-def _restrict(data: JointPool, keep: np.ndarray) -> JointPool:
-    return replace(data, qids=tuple(data.qids[q] for q in keep), counts=data.counts[keep],
-                   alpha=data.alpha[:, keep], pool=tuple(data.pool[q] for q in keep),
-                   discount=tuple(data.discount[q] for q in keep))
-
-
 def _range(data: JointPool, weights: np.ndarray, empty: float, now: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Exact per-query range of the objective, widened to the current value when unjudged as 0 is an assignment."""
-    lo, hi = ratio_range(data.problems(weights, empty))
+    lo, hi = data.ranges(weights, empty)
     if data.values[0] == 0:
         lo, hi = np.fmin(lo, now), np.fmax(hi, now)
     return lo, hi

@@ -1,11 +1,18 @@
-"""The optimisation behind :mod:`judged.analysis.settle`: exact extremes of (a + c.x) / IDCG(x) over grades.
+"""The optimisation behind :mod:`judged.analysis.settle`: exact extremes of each shape of objective over grades.
 
+The shapes are those of :mod:`judged.analysis.joint_families`: a ratio
+(nDCG, R), solved here by :func:`ratio_range`; a linear objective (DCG, P,
+RBP), by :func:`linear_range`; the weight of the first relevant document
+(RR, Success), by :func:`first_range`. docs/settle.md proves each exact.
+
+**Ratio.**
 One *problem* is one query and one objective: ``n`` unjudged documents take
 gains ``x_i`` from the levels ``v_1 < ... < v_L``; the objective is
 
     f(x) = (a + sum_i c_i x_i) / I(x),
 
-with ``I`` the ideal DCG of the query's judged gains plus the ``x_i``, and
+with ``I`` the ideal DCG of the query's judged gains plus the ``x_i`` (or, for
+recall, their count: ``ideal="count"``), and
 ``c_i`` of any sign. One run's nDCG has ``c_i`` = the document's discount in
 its top k (0 outside it); the difference of two runs' nDCG has ``c_i`` = the
 difference of the two discounts, because both runs share the query's ideal:
@@ -22,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
@@ -41,7 +49,9 @@ class Problems:
     ``coef`` is (problems x width), each row's first ``n`` entries used (any
     order); ``counts[:, t]`` is the number of judged documents with gain >=
     ``tau[t]`` (``tau``: every distinct positive gain of the levels and the
-    judgments, ascending); ``cutoff`` is -1 for no cutoff.
+    judgments, ascending); ``cutoff`` is -1 for no cutoff. ``ideal`` is ``dcg``
+    (the normaliser weighs rank i by its log2 discount, up to the cutoff) or
+    ``count`` (every rank weighs 1: the number of relevant documents).
     """
 
     alpha: np.ndarray
@@ -52,12 +62,13 @@ class Problems:
     tau: np.ndarray
     values: np.ndarray
     cutoff: int
+    ideal: Literal["dcg", "count"] = "dcg"
 
     def rows(self, index: np.ndarray) -> Problems:
         """The problems at ``index``, their coefficient matrix trimmed to the widest of them."""
         width = int(self.n[index].max(initial=0))
         return Problems(self.alpha[index], self.coef[index, :width], self.n[index], self.counts[index],
-                        self.empty[index], self.tau, self.values, self.cutoff)
+                        self.empty[index], self.tau, self.values, self.cutoff, self.ideal)
 
 
 def ratio_range(problems: Problems) -> tuple[np.ndarray, np.ndarray]:
@@ -82,7 +93,7 @@ def ratio_range(problems: Problems) -> tuple[np.ndarray, np.ndarray]:
         part = problems.rows(rows)
         hi[rows] = _maximum(part)
         negated = Problems(-part.alpha, -part.coef, part.n, part.counts, -part.empty, part.tau, part.values,
-                           part.cutoff)
+                           part.cutoff, part.ideal)
         lo[rows] = -_maximum(negated)
         start = stop
     return lo, hi
@@ -96,10 +107,10 @@ def _sorted_descending(coef: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(valid, ordered, 0.0)
 
 
-def _ideal_table(size: int, cutoff: int) -> np.ndarray:
-    """``D[i]``: the ideal DCG of i gains of 1 (the first min(i, k) discounts)."""
+def _ideal_table(size: int, cutoff: int, ideal: str = "dcg") -> np.ndarray:
+    """``D[i]``: the normaliser of i gains of 1 (the first min(i, k) discounts; i itself for ``count``)."""
     ranks = np.arange(size)
-    disc = discounts(ranks)
+    disc = discounts(ranks) if ideal == "dcg" else np.ones(size)
     if cutoff >= 0:
         disc = np.where(ranks < cutoff, disc, 0.0)
     return np.concatenate(([0.0], np.cumsum(disc)))
@@ -120,7 +131,7 @@ def _maximum(p: Problems) -> np.ndarray:
     valid = np.arange(width)[None, :] <= p.n[:, None]
     v = p.values.astype(np.float64)
     widths = np.diff(np.concatenate(([0.0], p.tau)))
-    table = _ideal_table(int(p.counts.max(initial=0)) + width + 1, p.cutoff)
+    table = _ideal_table(int(p.counts.max(initial=0)) + width + 1, p.cutoff, p.ideal)
     rows = np.arange(q)
 
     def term(t: int, extra: np.ndarray) -> np.ndarray:
@@ -199,3 +210,101 @@ def _inner_argmax(gain_part, ideal_part, lam: np.ndarray, valid: np.ndarray) -> 
         limit = best_below[level][rows, limit]
         chosen.append(limit)
     return chosen
+
+
+def linear_range(alpha: np.ndarray, coef: np.ndarray, n: np.ndarray,
+                 values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (min, max) of ``alpha + sum_i coef_i x_i`` per row, each ``x_i`` any of ``values``.
+
+    The terms are independent, so each takes its own extreme: ``coef_i`` times
+    the least or the greatest value, whichever is lower (or higher).
+
+    >>> lo, hi = linear_range(np.array([0.5]), np.array([[1.0, -0.5, 0.0]]), np.array([2]), np.array([0.0, 1.0]))
+    >>> float(lo[0]), float(hi[0])   # the second term is -0.5 at x = 1; the third is padding
+    (0.0, 1.5)
+    """
+    low, high = _linear_terms(coef, values)
+    valid = np.arange(coef.shape[1])[None, :] < n[:, None]
+    return alpha + np.where(valid, low, 0.0).sum(axis=1), alpha + np.where(valid, high, 0.0).sum(axis=1)
+
+
+def linear_fixed(alpha: float, coef: np.ndarray, values: np.ndarray,
+                 fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`linear_range` of one problem with term ``i`` fixed at gain ``fixed[j]``, for every (i, j), i-major."""
+    low, high = _linear_terms(coef, values)
+    doc = np.repeat(np.arange(len(coef)), len(fixed))
+    own = coef[doc] * np.tile(fixed, len(coef))
+    return alpha + low.sum() - low[doc] + own, alpha + high.sum() - high[doc] + own
+
+
+def _linear_terms(coef: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    least, most = coef * float(values.min()), coef * float(values.max())
+    return np.minimum(least, most), np.maximum(least, most)
+
+
+def first_range(a: np.ndarray, c: np.ndarray, b: np.ndarray, d: np.ndarray, n: np.ndarray,
+                values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Exact (min, max) of ``max(a, max_{i in S} c_i) - max(b, max_{i in S} d_i)`` over the relevant sets S.
+
+    Per row, the documents take gain 1 (relevant: in S) or 0, as ``values``
+    allows (a subset of {0, 1}); ``a, b, c, d >= 0``. Both sides grow with S,
+    so only the empty set and the sets of one document need trying: for any S,
+    with u the document of S of largest c, the first side is the same for
+    {u} and the second is no larger, so S never beats {u} at the maximum (and
+    likewise at the minimum, with the sides' roles swapped). One run's value
+    alone is ``b = d = 0``.
+
+    >>> lo, hi = first_range(np.array([0.0]), np.array([[1.0, 0.5]]), np.array([0.25]), np.array([[0.5, 1.0]]),
+    ...                      np.array([2]), np.array([0.0, 1.0]))
+    >>> float(lo[0]), float(hi[0])   # {1}: 0.5 - 1; {0}: 1 - 0.5; nothing relevant: 0 - 0.25
+    (-0.5, 0.5)
+    """
+    valid = np.arange(c.shape[1])[None, :] < n[:, None]
+    none = a - b
+    if not (values > 0).any():
+        return none, none
+    if not (values == 0).any():
+        every = (np.maximum(a, np.where(valid, c, 0.0).max(axis=1, initial=0.0))
+                 - np.maximum(b, np.where(valid, d, 0.0).max(axis=1, initial=0.0)))
+        return every, every
+    single = np.maximum(a[:, None], c) - np.maximum(b[:, None], d)
+    return (np.minimum(none, np.where(valid, single, np.inf).min(axis=1, initial=np.inf)),
+            np.maximum(none, np.where(valid, single, -np.inf).max(axis=1, initial=-np.inf)))
+
+
+def first_fixed(a: float, c: np.ndarray, b: float, d: np.ndarray, values: np.ndarray,
+                fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`first_range` of one problem with document ``i`` at gain ``fixed[j]``, for every (i, j), i-major.
+
+    With i relevant, the sets to try are {i} and {i, j} for every j (i is in
+    every set, and the argument of :func:`first_range` applies to the rest);
+    with i not relevant, the empty set and {j} for every j other than i.
+    """
+    n, grades = len(c), len(fixed)
+    if not (values == 0).any() or not (values > 0).any():  # the others are forced: all relevant or none
+        lo, hi = first_range(np.array([a]), c[None, :], np.array([b]), d[None, :], np.array([n]), values)
+        return np.full(n * grades, lo[0]), np.full(n * grades, hi[0])
+    lo_rel, hi_rel = np.empty(n), np.empty(n)
+    for start in range(0, n, _PAIR_ROWS):  # rows of the (i, j) matrix a few at a time
+        rows = slice(start, min(start + _PAIR_ROWS, n))
+        pair = (np.maximum(np.maximum(a, c[rows, None]), c[None, :])
+                - np.maximum(np.maximum(b, d[rows, None]), d[None, :]))
+        lo_rel[rows], hi_rel[rows] = pair.min(axis=1), pair.max(axis=1)
+    single = np.maximum(a, c) - np.maximum(b, d)
+    lo_not = np.minimum(a - b, _without_self(single, np.inf, np.minimum))
+    hi_not = np.maximum(a - b, _without_self(single, -np.inf, np.maximum))
+    relevant = np.tile(fixed > 0, n)
+    doc = np.repeat(np.arange(n), grades)
+    return np.where(relevant, lo_rel[doc], lo_not[doc]), np.where(relevant, hi_rel[doc], hi_not[doc])
+
+
+_PAIR_ROWS = 256
+
+
+def _without_self(values: np.ndarray, identity: float, better) -> np.ndarray:
+    """For each i, the best (``better``: np.minimum or np.maximum) of ``values`` over every j other than i."""
+    if len(values) < 2:
+        return np.full(len(values), identity)
+    before = better.accumulate(np.concatenate(([identity], values[:-1])))
+    after = better.accumulate(np.concatenate(([identity], values[:0:-1])))[::-1]
+    return better(before, after)

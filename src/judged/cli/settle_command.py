@@ -20,7 +20,8 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
 @click.option("--qrels", "-q", "qrels_path", type=click.Path(dir_okay=False), help="Judgments (or --judgments).")
 @judgments_option
 @db_option
-@click.option("--measure", "-m", default="nDCG@10", show_default=True, help="An nDCG measure.")
+@click.option("--measure", "-m", default="nDCG@10", show_default=True,
+              help="The measure: nDCG, R, DCG, P, RBP (with a fixed max_rel), RR or Success, any cutoff.")
 @click.option("--pool", "pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
               help="Documents that may take a grade: every run's top k, everything retrieved, or a pool file "
                    "(qid<TAB>docid[<TAB>runs] per line, as `judged pool show` writes it).")
@@ -37,9 +38,11 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
 def settle_command(runs, qrels_path, judgments, db, measure, pool, alpha, next_n, output, missing, config, fmt):
     """Which comparisons among RUNS the judgments already settle, whatever the unjudged documents turn out to be.
 
-    For every pair of runs, the exact minimum and maximum of the mean nDCG
-    difference over every grade the pooled, unjudged documents could have (one
-    grade for both runs); a pair is settled when that range does not straddle 0.
+    For every pair of runs, the exact minimum and maximum of the mean
+    difference on the measure over every grade the pooled, unjudged documents
+    could have (one grade for both runs); a pair is settled when that range
+    does not straddle 0. Measures without exact joint bounds (AP, R-prec, ERR,
+    ...) are refused with the reason.
     Then whether the paired t-test's conclusion can change, the stopping rule,
     and the next documents to judge: those whose judging can shrink the open
     ranges most, grouped by query.
@@ -47,6 +50,7 @@ def settle_command(runs, qrels_path, judgments, db, measure, pool, alpha, next_n
     \b
     Example:
       judged settle examples/runs/bm25.run examples/runs/dense.run --qrels examples/qrels.txt -m nDCG@10
+      judged settle examples/runs/*.run --qrels examples/qrels.txt -m P@10 --next 20 -o next.run
     """
     team = Config.load(config)
     qrels = read_judgments(qrels_path, None, judgments, db)

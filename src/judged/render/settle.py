@@ -26,7 +26,7 @@ def render_settle(s: Settlement, proposals: Sequence[tuple[str, str, float]] = (
     console.print(f"settle {s.measure} over {len(s.qids)} queries every run scored"
                   + (f" ({s.skipped} skipped: not scored by every run)" if s.skipped else "")
                   + f"; pool {s.pool}: {s.stopping.unjudged} unjudged documents may take grades {grades}")
-    runs = Table(title="runs: mean nDCG, with unjudged as 0 and its exact range", title_justify="left")
+    runs = Table(title=f"runs: mean {s.measure.name}, with unjudged as 0 and its exact range", title_justify="left")
     for name in ("run", "unjudged as 0", "min", "max"):
         runs.add_column(name, justify="left" if name == "run" else "right")
     for r in s.runs:

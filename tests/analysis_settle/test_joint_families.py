@@ -1,0 +1,190 @@
+"""Joint bounds of the families beyond nDCG (P, R, DCG, RBP, RR, Success) against brute force.
+
+The oracle is test_settle_bounds' own: it lists the pooled, unjudged
+documents itself, gives them every assignment of grades and scores each with
+:func:`judged.evaluate`, so the solvers of each shape (linear, ratio, first
+relevant) are checked against the measures' kernels, not against themselves.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_settle_bounds import GRADES, TOL, _settle, collections, oracle
+
+import judged
+from judged.analysis.joint_families import FAMILIES
+from judged.analysis.selection import next_documents
+from judged.analysis.settle import conclusions, settle
+from judged.errors import UsageError
+
+# every family, with the conventions that change its arithmetic
+_PARAMS = {
+    "P": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
+    "R": lambda d: f"rel={d(st.sampled_from([1, 2]))},norel={d(st.sampled_from([0, 1]))}",
+    "DCG": lambda d: f"gain={d(st.sampled_from(['linear', 'exp']))}",
+    "RBP": lambda d: f"p={d(st.sampled_from([0.5, 0.8]))},max_rel=2,gain={d(st.sampled_from(['linear', 'exp']))}",
+    "RR": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
+    "Success": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
+}
+
+
+@st.composite
+def family_cases(draw):
+    runs, qrels = draw(collections())
+    name = draw(st.sampled_from(sorted(_PARAMS)))
+    cutoff = draw(st.sampled_from([1, 2, 3, None]))
+    measure = f"{name}({_PARAMS[name](draw)})" + ("" if cutoff is None else f"@{cutoff}")
+    return runs, qrels, measure, cutoff, draw(st.sampled_from(["top_k", "retrieved"]))
+
+
+def test_every_family_but_ndcg_is_drawn():
+    assert set(_PARAMS) == set(FAMILIES) - {"nDCG"}
+
+
+@settings(max_examples=150, deadline=None)
+@given(family_cases())
+def test_pair_and_run_bounds_equal_brute_force(case):
+    runs, qrels, measure, cutoff, pool = case
+    s = _settle(runs, qrels, measure, pool)
+    truth = oracle(runs, qrels, measure, cutoff, pool)
+    assert [len(docs) for docs in s.data.pool] == [len(truth[q][0]) for q in s.qids]
+    for pair in s.pairs:
+        a, b = int(pair.a[1:]), int(pair.b[1:])
+        for i, qid in enumerate(s.qids):
+            diff = truth[qid][2][a] - truth[qid][2][b]
+            assert pair.low[i] == pytest.approx(diff.min(), abs=TOL), (measure, qid)
+            assert pair.high[i] == pytest.approx(diff.max(), abs=TOL), (measure, qid)
+    for r, bound in enumerate(s.runs):
+        assert bound.minimum == pytest.approx(np.mean([truth[q][2][r].min() for q in s.qids]), abs=TOL)
+        assert bound.maximum == pytest.approx(np.mean([truth[q][2][r].max() for q in s.qids]), abs=TOL)
+
+
+@settings(max_examples=100, deadline=None)
+@given(family_cases())
+def test_a_settled_pair_never_flips_and_a_proved_test_never_changes(case):
+    runs, qrels, measure, cutoff, pool = case
+    qrels = {**qrels, "q3": dict(qrels[min(qrels)])}  # at least two queries, so the t-test has a conclusion
+    runs = [{**run, "q3": run[min(qrels)]} if min(qrels) in run else run for run in runs]
+    s = _settle(runs, qrels, measure, pool, samples=50)
+    truth = oracle(runs, qrels, measure, cutoff, pool)
+    t_crit = scipy.stats.t.ppf(1 - 0.05 / 2, len(s.qids) - 1)
+    for pair in s.pairs:
+        a, b = int(pair.a[1:]), int(pair.b[1:])
+        every = np.array(list(itertools.product(*[truth[q][2][a] - truth[q][2][b] for q in s.qids])))
+        if pair.settled:
+            assert (np.sign(np.round(every.mean(axis=1), 12)) == pair.sign).all(), (measure, pair)
+        found = conclusions(every, t_crit)
+        if pair.test.state == "cannot change":
+            assert (found == pair.test.conclusion).all()
+        elif pair.test.state == "can change":
+            assert (found != pair.test.conclusion).any()
+
+
+def _can_change(truth, s, qid, docid) -> bool:
+    """Whether some grade of ``docid`` moves an end of some open pair's range on ``qid`` (brute force)."""
+    docs, assignments, values = truth[qid]
+    where = docs.index(docid)
+    for pair in (p for p in s.pairs if not p.settled):
+        diff = values[int(pair.a[1:])] - values[int(pair.b[1:])]
+        for grade in GRADES:
+            mask = np.array([assignment[where] == grade for assignment in assignments])
+            if diff[mask].min() > diff.min() + 1e-12 or diff[mask].max() < diff.max() - 1e-12:
+                return True
+    return False
+
+
+@settings(max_examples=100, deadline=None)
+@given(family_cases())
+def test_the_greedy_proposes_exactly_the_documents_that_can_change_an_open_bound(case):
+    runs, qrels, measure, cutoff, pool = case
+    s = _settle(runs, qrels, measure, pool)
+    truth = oracle(runs, qrels, measure, cutoff, pool)
+    proposed = next_documents(s, 100)
+    assert all(_can_change(truth, s, qid, docid) for qid, docid, _ in proposed)
+    able = sum(_can_change(truth, s, qid, docid) for qid in s.qids for docid in truth[qid][0])
+    assert s.stopping.could_matter == able == len(proposed)
+
+
+def _worked(measure):
+    runs = [judged.read_run({"q": {"a": 3.0, "u": 2.0, "b": 1.0}}, name="A"),
+            judged.read_run({"q": {"b": 3.0, "u": 2.0, "a": 1.0}}, name="B")]
+    return settle(runs, {"q": {"a": 2, "b": 0}}, measure, grades=range(3)).pairs[0]
+
+
+@pytest.mark.parametrize("measure, low, high", [
+    # A = [a, u, b], B = [b, u, a]; a judged 2, b judged 0, u unjudged at grade g in 0..2 (relevant: g >= 1)
+    ("P@3", 0.0, 0.0),                    # both (1 + [u relevant]) / 3: tied under every grade
+    ("P@1", 1.0, 1.0),                    # a at rank 1 against b at rank 1
+    ("DCG@3", 1.0, 1.0),                  # (2 + g/log2 3 + 0) - (0 + g/log2 3 + 2/2)
+    ("R@2", 0.5, 1.0),                    # R = 1 + [u relevant]: A (1 + y)/(1 + y) = 1, B y/(1 + y) in {0, 1/2}
+    ("RR@3", 1 - 1 / 2, 1 - 1 / 3),       # A 1/1; B 1/2 when u is relevant, else 1/3 (a at rank 3)
+    ("Success@2", 0.0, 1.0),              # A 1; B 1 exactly when u is relevant
+    ("RBP(p=0.5,max_rel=2)", 0.375, 0.375),  # 0.5 (2/2 + 0.5 (g/2)) - 0.5 (0 + 0.5 (g/2) + 0.25 (2/2))
+])
+def test_worked_example_per_family(measure, low, high):
+    pair = _worked(measure)
+    assert (pair.minimum, pair.maximum) == (pytest.approx(low), pytest.approx(high))
+    assert pair.settled == (low > 0 or low == high == 0)
+
+
+def test_first_relevant_bounds_need_only_single_documents():
+    """RR@3 of A = [u, v, a] against B = [v, w, a]: u, v, w unjudged (grades 0..1), a judged 1.
+
+    Largest A - B: u alone relevant, 1 - 1/3 = 2/3 (u and v relevant: 1 - 1 = 0; u and w: 1 - 1/2).
+    Smallest: v alone, 1/2 - 1 = -1/2 (w alone: 1/3 - 1/2; v and w: 1/2 - 1 again). Every relevant set gives
+    what its document of highest rank in A gives alone, or less: the solver tries only the empty set and
+    single documents.
+    """
+    runs = [judged.read_run({"q": {"u": 3.0, "v": 2.0, "a": 1.0}}, name="A"),
+            judged.read_run({"q": {"v": 3.0, "w": 2.0, "a": 1.0}}, name="B")]
+    pair = settle(runs, {"q": {"a": 1}}, "RR@3", grades=range(2)).pairs[0]
+    assert (pair.minimum, pair.maximum) == (pytest.approx(1 / 2 - 1), pytest.approx(1 - 1 / 3))
+    assert not pair.settled
+
+
+def test_examples_settle_on_p_at_10_and_rr(examples):
+    """examples/ leaves 17 pooled pairs unjudged; on P@10 and RR they cannot change who is ahead either."""
+    runs = [examples / "runs" / f"{n}.run" for n in ("bm25", "dense", "naive")]
+    pool = [tuple(line.split("\t")[:2]) for line in (examples / "pool.tsv").read_text().splitlines()]
+    for measure in ("P@10", "RR"):
+        s = settle(runs, examples / "qrels.txt", measure, pool=pool)
+        assert s.stopping.unjudged == 17
+        now = judged.evaluate(runs[0], examples / "qrels.txt", [measure]).aggregate[judged.parse(measure)]
+        assert s.runs[0].minimum <= now <= s.runs[0].maximum
+        assert s.order_settled and s.stopping.fires
+
+
+@pytest.mark.parametrize("measure", ["P@10", "DCG(gain=exp)@10", "Success@3"])
+def test_linear_and_first_maxima_on_examples_are_every_pooled_document_at_the_top_grade(examples, measure):
+    """Each of these grows with every gain, so a run's least mean is unjudged as 0 and its greatest the pool at 3."""
+    runs = [examples / "runs" / f"{n}.run" for n in ("bm25", "naive")]
+    qrels = judged.read_qrels(examples / "qrels.txt")
+    s = settle(runs, qrels, measure)
+    top: dict[str, dict[str, int]] = {}
+    for qid, docid, grade in qrels.frame.select("qid", "docid", "grade").iter_rows():
+        if grade >= 0:
+            top.setdefault(qid, {})[docid] = grade
+    for q, qid in enumerate(s.qids):
+        top[qid].update({docid: 3 for docid in s.data.pool[q]})
+    for r, run in enumerate(runs):
+        low = judged.evaluate(run, qrels, [measure]).aggregate[judged.parse(measure)]
+        high = judged.evaluate(run, top, [measure]).aggregate[judged.parse(measure)]
+        assert (s.runs[r].minimum, s.runs[r].maximum) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))
+
+
+@pytest.mark.parametrize("measure, message", [
+    ("AP", "quadratic"), ("Rprec", "number of relevant documents"), ("ERR@10", "gains ranked above it"),
+    ("Judged@10", "which documents are judged"), ("RBP(p=0.8)", "fixed max_rel"),
+    ("RBP(p=0.8,max_rel=2)", "within the scale 0..2"), ("infAP", "sample"), ("NumRet", "no exact joint bound"),
+])
+def test_refuses_each_family_it_cannot_bound_with_the_reason(examples, measure, message):
+    runs = [examples / "runs" / "bm25.run", examples / "runs" / "dense.run"]
+    with pytest.raises(UsageError, match=message) as refused:
+        settle(runs, examples / "qrels.txt", measure)
+    assert "\n" not in str(refused.value)
