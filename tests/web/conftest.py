@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from web_helpers import CHEAP, Session, build_store, login
+from web_helpers import CHEAP, Session, build_store, login, target_effort
 
 from judged.judgments import Store
 from judged.web import WebSettings, create_app
@@ -35,6 +35,12 @@ def db(template_db, tmp_path) -> Path:
 def store(db):
     with Store.open(f"sqlite:///{db}") as opened:
         yield opened
+
+
+@pytest.fixture
+def targeted(store):
+    """The store with a second effort, pool ``targeted``, targeted on nDCG@3 (:func:`web_helpers.target_effort`)."""
+    return target_effort(store)
 
 
 @pytest.fixture

@@ -33,7 +33,7 @@ def test_queue_lists_own_pairs_in_presentation_order_without_run_information(ali
     assert [(p["position"], p["qid"], p["docid"]) for p in queue["pairs"]] == \
         [(a.position, a.qid, a.docid) for a in expected]
     assert queue["total"] == len(expected) == 25 and queue["done"] == 0
-    assert all(set(p) == {"position", "qid", "docid", "label"} for p in queue["pairs"])
+    assert all(set(p) == {"position", "qid", "docid", "label", "ahead"} and not p["ahead"] for p in queue["pairs"])
     text = json.dumps(queue)
     assert not re.search(r"bm25|dense|planted|rank|score", text)
 

@@ -52,7 +52,7 @@ def test_dashboard_lists_efforts_users_pools_and_sets(lena):
     ("GET", "/lead"), ("GET", "/lead/efforts/default"), ("GET", "/api/efforts/default"),
     ("GET", "/lead/adjudicate"), ("GET", "/lead/sets/x@1"), ("GET", "/lead/sets/x@1/qrels"),
     ("GET", "/lead/sets/x@1/sidecar"), ("POST", "/lead/efforts"), ("POST", "/lead/adjudications"),
-    ("POST", "/lead/freeze"),
+    ("POST", "/lead/freeze"), ("POST", "/lead/targets"),
 ])
 def test_an_assessor_gets_403_on_every_lead_route(alice, method, url):
     response = alice.client.request(method, url, data={"csrf_token": alice.csrf} if method == "POST" else None)

@@ -21,8 +21,8 @@ ROUTES = {
     ("POST", "/api/judgments"), ("POST", "/api/undo"),
     ("GET", "/lead"), ("POST", "/lead/efforts"), ("GET", "/lead/efforts/{pool:path}"),
     ("GET", "/api/efforts/{pool:path}"), ("GET", "/lead/adjudicate"), ("POST", "/lead/adjudications"),
-    ("POST", "/lead/freeze"), ("GET", "/lead/sets/{spec:path}"), ("GET", "/lead/sets/{spec:path}/qrels"),
-    ("GET", "/lead/sets/{spec:path}/sidecar"),
+    ("POST", "/lead/freeze"), ("POST", "/lead/targets"), ("GET", "/lead/sets/{spec:path}"),
+    ("GET", "/lead/sets/{spec:path}/qrels"), ("GET", "/lead/sets/{spec:path}/sidecar"),
 }
 _PARAMS = {"{position}": "1", "{pool:path}": "default", "{spec:path}": "x@1"}
 

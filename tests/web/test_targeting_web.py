@@ -5,19 +5,9 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-from web_helpers import EXAMPLES
+from web_helpers import EXAMPLES, true_grades
 
 from judged.io import read_run
-
-
-@pytest.fixture
-def targeted(store):
-    """A second effort: bm25 and dense pooled at depth 3, all of it alice's, targeted on nDCG@3."""
-    runs = [read_run(EXAMPLES / "runs" / f"{name}.run", name=name) for name in ("bm25", "dense")]
-    store.build_pool(runs, depth=3, pool="targeted")
-    store.assign(["alice"], pool="targeted", overlap_queries=0, target="nDCG@3")
-    return store
 
 
 def _pairs(session) -> list[tuple[str, str]]:
@@ -68,10 +58,7 @@ def test_the_lead_sees_the_comparisons_and_whether_judging_can_stop(targeted, le
 
 
 def test_judging_every_pair_that_matters_lets_the_effort_stop(targeted, alice, lena):
-    grades = {}
-    for line in (EXAMPLES / "qrels.txt").read_text().splitlines():
-        qid, _, docid, grade = line.split()
-        grades[(qid, docid)] = int(grade)
+    grades = true_grades()
     pooled = targeted.target("targeted").settlement.stopping.unjudged
     # grade, in queue order, every pair the target still ranks; each grade re-ranks what is left
     graded = 0

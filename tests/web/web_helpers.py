@@ -53,6 +53,23 @@ def build_store(db: str, *, depth: int = 2, overlap_queries: int = 2) -> None:
         store.assign(["alice", "bob"], overlap_queries=overlap_queries, seed=29)  # seed 29 samples q01 and q02
 
 
+def target_effort(store: Store) -> Store:
+    """A second effort: bm25 and dense pooled at depth 3 as pool ``targeted``, all alice's, targeted on nDCG@3."""
+    runs = [read_run(EXAMPLES / "runs" / f"{name}.run", name=name) for name in ("bm25", "dense")]
+    store.build_pool(runs, depth=3, pool="targeted")
+    store.assign(["alice"], pool="targeted", overlap_queries=0, target="nDCG@3")
+    return store
+
+
+def true_grades() -> dict[tuple[str, str], int]:
+    """The example collection's grades by (qid, docid) (``examples/qrels.txt``)."""
+    grades = {}
+    for line in (EXAMPLES / "qrels.txt").read_text().splitlines():
+        qid, _, docid, grade = line.split()
+        grades[(qid, docid)] = int(grade)
+    return grades
+
+
 def csrf_of(html: str) -> str:
     """The CSRF token a page carries (meta tag or hidden form field)."""
     found = _CSRF.search(html) or _FORM_CSRF.search(html)

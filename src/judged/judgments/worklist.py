@@ -3,8 +3,9 @@
 An assessor addresses their pairs by queue position; :meth:`Worklist.pair`
 gathers what the grading page shows for one (the query, the document and the
 assessor's own current label) in one snapshot, and nothing about other
-assessors, runs, ranks or scores. The lead's views read a pool's assignments
-and the times at which each assessor labelled, for progress and pace.
+assessors, runs, ranks or scores. The lead's views read a pool's assignments,
+the times at which each assessor labelled, for progress and pace, and the log
+of the effort's targeting settings.
 
 >>> from judged.judgments import Store
 >>> store = Store.open("sqlite://")
@@ -49,6 +50,14 @@ class PoolAssignment:
     qid: str
     docid: str
     overlap: bool
+
+
+@dataclass(frozen=True)
+class TargetSetting:
+    """One row of an effort's targeting log: the measure its queues follow from ``created`` on (``None``: stopped)."""
+
+    measure: str | None
+    created: dt.datetime
 
 
 class Worklist:
@@ -114,3 +123,11 @@ class Worklist:
             for assessor, created in rows:
                 times[assessor].append(as_utc(created))
         return dict(times)
+
+    def target_log(self, pool: str) -> list[TargetSetting]:
+        """Every targeting setting of ``pool``'s effort, oldest first (the latest is in force)."""
+        log = t.targeted_efforts
+        with reading(self.engine) as connection:
+            rows = connection.execute(sa.select(log.c.measure, log.c.created).where(log.c.pool == pool)
+                                      .order_by(log.c.id))
+            return [TargetSetting(measure, as_utc(created)) for measure, created in rows]

@@ -13,7 +13,7 @@ import uuid
 from collections import Counter
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, model_validator
 
@@ -22,6 +22,7 @@ from judged.judgments.model import Judgment
 from judged.web.errors import ApiError
 from judged.web.pages import render
 from judged.web.security import current_user, user_with_csrf
+from judged.web.targeting import next_position
 
 router = APIRouter()
 _Id = Annotated[str, Field(min_length=1, max_length=512, pattern=r"^\S+$")]
@@ -68,10 +69,13 @@ def label_json(event: Judgment | None) -> dict | None:
 
 def _queue(request: Request, user: User, qid: str | None) -> list[dict]:
     store = request.app.state.store
+    targets = request.app.state.targets
     labels = {(e.qid, e.docid): e for e in store.current(assessors=[user.name])}
+    ahead = targets.ahead()
     pairs = [
-        {"position": p.position, "qid": p.qid, "docid": p.docid, "label": label_json(labels.get((p.qid, p.docid)))}
-        for p in request.app.state.targets.order(store.queue(user.name, pending_only=False))
+        {"position": p.position, "qid": p.qid, "docid": p.docid, "label": label_json(labels.get((p.qid, p.docid))),
+         "ahead": (p.qid, p.docid) in ahead}
+        for p in targets.order(store.queue(user.name, pending_only=False))
         if qid is None or p.qid == qid
     ]
     if qid is not None and not pairs:
@@ -100,10 +104,20 @@ def grade_page(request: Request, qid: str | None = None, user: User = Depends(cu
 
 
 @router.get("/api/queue")
-def queue_api(request: Request, qid: str | None = None, user: User = Depends(current_user)) -> dict:
-    """The assessor's pairs in presentation order (optionally one query's), with their own current labels."""
+def queue_api(request: Request, qid: str | None = None,
+              after: Annotated[int | None, Query(ge=1, le=MAX_POSITION)] = None,
+              user: User = Depends(current_user)) -> dict:
+    """The assessor's pairs in presentation order (optionally one query's), with their own current labels.
+
+    ``ahead`` marks the pairs a targeted effort puts ahead; ``next`` is the
+    position to show after the pair at ``after`` (the one just graded), or
+    when the page opens (:func:`~judged.web.targeting.next_position`).
+    """
     pairs = _queue(request, user, qid)
-    return {"assessor": user.name, "qid": qid, "pairs": pairs,
+    if after is not None and not any(p["position"] == after for p in pairs):
+        where = f"the pairs of query {qid!r} in your queue" if qid else "your queue"
+        raise ApiError(404, "not_found", f"there is no pair {after} in {where}")
+    return {"assessor": user.name, "qid": qid, "pairs": pairs, "next": next_position(pairs, after),
             "done": sum(p["label"] is not None for p in pairs), "total": len(pairs)}
 
 

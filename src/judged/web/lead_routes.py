@@ -118,11 +118,29 @@ def _number(form: FormData, name: str, kind: type):
         raise ApiError(422, "invalid", f"{name} must be a number. Got {value!r} instead.") from None
 
 
+@router.post("/lead/targets")
+def set_target(request: Request, user: _LeadPost, pool: str = Form(max_length=512),
+               measure: str = Form(max_length=200)) -> Response:
+    """Target the effort on an nDCG measure, change it, or stop targeting it (``off``); ``Store.set_target``.
+
+    A measure the store refuses (not nDCG, a cutoff deeper than the pool, ...)
+    answers 422 with the store's reason; the setting joins the effort's log.
+    """
+    state = request.app.state
+    if pool not in state.worklist.pools():
+        raise ApiError(404, "not_found", f"there is no pool {pool!r}")
+    if not measure.strip():
+        raise ApiError(422, "invalid", "measure is required: an nDCG measure such as nDCG@10, or off")
+    state.store.set_target(pool, measure.strip())
+    return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
+
+
 @router.get("/lead/efforts/{pool:path}")
 def effort_page(request: Request, pool: str, user: _Lead) -> Response:
-    """One effort: progress per assessor and per query, time per judgment, agreement and the gate."""
+    """One effort: progress per assessor and per query, time per judgment, agreement and the gate, targeting."""
     effort, agreed = _effort(request, pool)
-    return render(request, "effort.html", {"effort": effort, "agreement": agreed, "target": _target(request, pool)})
+    return render(request, "effort.html", {"effort": effort, "agreement": agreed, "target": _target(request, pool),
+                                           "target_log": request.app.state.worklist.target_log(pool)})
 
 
 def _target(request: Request, pool: str) -> dict | None:
@@ -148,6 +166,8 @@ def effort_api(request: Request, pool: str, user: _Lead) -> dict:
         "agreement": agreed.as_json(),
         "agreement_note": agreed.note,
         "target": _target(request, pool),
+        "target_log": [{"measure": setting.measure, "created": setting.created.isoformat(timespec="seconds")}
+                       for setting in request.app.state.worklist.target_log(pool)],
     }
 
 

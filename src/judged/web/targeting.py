@@ -7,6 +7,13 @@ whenever a judgment or adjudication event has arrived since the last one:
 effort, keyed by :func:`~judged.judgments.targeting.label_state`, so a queue
 fetched twice with no grade in between costs two small reads, and a queue
 fetched after a grade is ranked on that grade.
+
+The grading page asks the server which pair to show after each grade
+(:func:`next_position`): the pairs the targeting ranks ahead come first, and
+an assessor stays on the query they are on while the re-ranked order still
+holds pairs of it that can change a comparison, so one query's documents are
+read together ("batched per query"), even when a grade moves another query's
+best pair ahead of the rest of this one.
 """
 
 from __future__ import annotations
@@ -41,12 +48,52 @@ class Targets:
             ordered = self._current(pool, targeted[pool]).order(ordered)
         return ordered
 
+    def ahead(self) -> set[tuple[str, str]]:
+        """The (qid, docid) pairs some targeted effort ranks ahead: those whose grade can still move an open bound."""
+        return {(qid, docid) for pool, measure in self.store.targets().items()
+                for qid, docid, _ in self._current(pool, measure).ranking}
+
     def _current(self, pool: str, measure: str) -> Target:
         state = self.store.label_state()
         cached = self._cache.get((pool, measure))
         if cached is None or cached.state != state:
             cached = self._cache[(pool, measure)] = self.store.target(pool)
         return cached
+
+
+def next_position(pairs: Sequence[dict], after: int | None) -> int | None:
+    """The queue position the grading page shows next, after the pair at ``after`` (``None``: the page opens).
+
+    ``pairs`` is the queue as ``/api/queue`` sends it, in presentation order:
+    ``position``, ``qid``, ``label`` (``None``: not labelled) and ``ahead``
+    (a targeted effort ranks it ahead: its grade can still change a
+    comparison). The first unlabelled pair that is, in turn:
+
+    1. ahead, of the query of ``after``: that query's batch lasts;
+    2. ahead: the next batch, the order's first;
+    3. after ``after`` in the order, then from the start: the assigned order.
+
+    ``None`` when every pair is labelled.
+
+    >>> queue = [{"position": 5, "qid": "q2", "label": None, "ahead": True},
+    ...          {"position": 1, "qid": "q1", "label": None, "ahead": True},
+    ...          {"position": 4, "qid": "q2", "label": {"grade": 0}, "ahead": False},
+    ...          {"position": 2, "qid": "q1", "label": {"grade": 1}, "ahead": False},
+    ...          {"position": 3, "qid": "q1", "label": None, "ahead": False}]
+    >>> next_position(queue, None), next_position(queue, 4), next_position(queue, 2)  # after 2: q1's batch lasts
+    (5, 5, 1)
+    >>> untargeted = [{**p, "ahead": False} for p in queue]
+    >>> next_position(untargeted, 2), next_position(untargeted, 3), next_position(untargeted[2:4], 2)
+    (3, 5, None)
+    """
+    open_ = [i for i, p in enumerate(pairs) if p["label"] is None]
+    at = next((i for i, p in enumerate(pairs) if p["position"] == after), None)
+    qid = None if at is None else pairs[at]["qid"]
+    ahead = [i for i in open_ if pairs[i]["ahead"]]
+    later = [i for i in open_ if at is not None and i > at]
+    same = [i for i in ahead if pairs[i]["qid"] == qid]
+    found = next(iter(same or ahead or later or open_), None)
+    return None if found is None else pairs[found]["position"]
 
 
 def summary(target: Target, shown: int = 20) -> dict:

@@ -8,6 +8,10 @@
 // After a grade, focus goes to the pair, never stays on a grade button: Enter or Space must not grade the next,
 // unread pair. A write refused because this page's CSRF token belongs to an earlier login (a new login in
 // another tab) fetches the current session's token and is sent again, if it is still the same user.
+// After each saved grade the page asks the server for the queue again and shows the pair it names next: a
+// targeted effort re-ranks the queue with every grade (this assessor's or another's), and the server keeps the
+// assessor on one query while its batch lasts. Until that answer arrives, grade keys are ignored (they would
+// grade the pair just graded); if it never arrives, the page moves on in the order it holds.
 "use strict";
 
 (() => {
@@ -18,6 +22,7 @@
   const $ = (id) => document.getElementById(id);
   let csrf = document.querySelector('meta[name="csrf-token"]').content;
   const qid = root.dataset.qid || null;
+  const queueUrl = "/api/queue" + (qid ? `?qid=${encodeURIComponent(qid)}` : "");
   const pendingKey = "judged.pending." + root.dataset.user;
   const gradeButtons = Array.from(document.querySelectorAll("button.grade"));
   const levels = new Map(gradeButtons.map((b) => [Number(b.dataset.grade), b.querySelector("strong").textContent]));
@@ -28,6 +33,8 @@
   let pending = loadPending();
   let sending = false;
   let refusedWhileSending = false;
+  let advancing = false;
+  let refreshes = 0;
 
   function uuid4() {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
@@ -168,24 +175,71 @@
       queue[at].label = data.label;
       progress();
       show(at);
+      refresh(null);
       return;
     }
     queue[at].label = data.judgment;
     undoable.push(write.target);
     progress();
     if (at === index) {
-      advance();
+      advance(write.target.position);
+    } else {
+      refresh(null);
     }
   }
 
-  function advance() {
-    const later = queue.findIndex((e, i) => i > index && !e.label);
-    const next = later !== -1 ? later : queue.findIndex((e) => !e.label);
-    if (next === -1) {
-      $("done").hidden = false;
-      show(index);
-    } else {
-      show(next);
+  async function refresh(after) {
+    // The queue in the server's order now (a targeted one changes with every grade) and the position it names
+    // next, taken in while the pair on screen stays; null when it could not be had.
+    const url = after === null ? queueUrl : `${queueUrl}${qid ? "&" : "?"}after=${after}`;
+    const asked = ++refreshes;
+    let result;
+    try {
+      result = await call("GET", url);
+    } catch (_) {
+      return null;
+    }
+    if (result.status !== 200 || asked !== refreshes) {
+      return null; // failed, or overtaken by a later request whose answer is newer
+    }
+    const shown = onScreen();
+    queue = result.data.pairs;
+    index = queue.findIndex((e) => e.position === shown);
+    progress();
+    if (index !== -1) {
+      $("doc-position").textContent = `${index + 1} of ${queue.length}`;
+    }
+    return result.data;
+  }
+
+  function onScreen() {
+    return index >= 0 && index < queue.length ? queue[index].position : null;
+  }
+
+  async function advance(graded) {
+    // grade keys wait until the next pair is on screen: until then they would grade the pair just graded
+    advancing = true;
+    try {
+      const data = await refresh(graded);
+      if (onScreen() !== graded && index !== -1) {
+        return; // the assessor moved (N or P) while the queue was on its way
+      }
+      let next;
+      if (data) {
+        next = queue.findIndex((e) => e.position === data.next);
+      } else {
+        // no answer: the next unlabelled pair in the order held here, then from the start
+        const later = queue.findIndex((e, i) => i > index && !e.label);
+        next = later !== -1 ? later : queue.findIndex((e) => !e.label);
+      }
+      if (next === -1) {
+        $("done").hidden = false;
+        await show(index === -1 ? 0 : index);
+      } else {
+        await show(next);
+      }
+    } finally {
+      advancing = false;
     }
   }
 
@@ -280,7 +334,7 @@
 
   function grade(value) {
     leaveControls();
-    if (index < 0 || !levels.has(value)) {
+    if (index < 0 || advancing || !levels.has(value)) {
       return;
     }
     const note = $("note").value.trim();
@@ -290,7 +344,7 @@
   function cannotJudge(event) {
     event.preventDefault();
     const reason = $("reason").value.trim();
-    if (index < 0 || !reason) {
+    if (index < 0 || advancing || !reason) {
       $("reason").focus();
       return;
     }
@@ -342,10 +396,9 @@
 
   async function start() {
     const fromBefore = pending; // a write kept by an earlier page, not one made here while the queue loads
-    const url = "/api/queue" + (qid ? `?qid=${encodeURIComponent(qid)}` : "");
     let result;
     try {
-      result = await call("GET", url);
+      result = await call("GET", queueUrl);
     } catch (_) {
       $("progress-text").textContent = "Could not load your queue: the connection failed. Reload the page.";
       return;
@@ -356,7 +409,7 @@
     }
     queue = result.data.pairs;
     progress();
-    const first = queue.findIndex((e) => !e.label);
+    const first = queue.findIndex((e) => e.position === result.data.next);
     await show(first === -1 ? 0 : first);
     if (fromBefore && pending === fromBefore && !sending) {
       setState("unsaved", "A grade from before was NOT saved; retrying it…");
