@@ -1580,6 +1580,140 @@ done:
     return result;
 }
 
+/* A growing byte buffer for trec_block. */
+typedef struct {
+    char *data;
+    size_t length, capacity;
+} Text;
+
+static int text_add(Text *text, const char *bytes, size_t length) {
+    if (text->length + length > text->capacity) {
+        size_t capacity = text->capacity ? text->capacity : 1 << 20;
+        while (capacity < text->length + length) {
+            capacity *= 2;
+        }
+        char *grown = realloc(text->data, capacity);
+        if (!grown) {
+            return -1;
+        }
+        text->data = grown;
+        text->capacity = capacity;
+    }
+    memcpy(text->data + text->length, bytes, length);
+    text->length += length;
+    return 0;
+}
+
+/* trec_block(prefixes, qids, columns, kinds): trec_eval's per-query lines, query by query, each query's in
+   column order: prefix, qid, a tab, the cell, a newline. A cell is "%6.4f" of a float64 (kind 'f'; NaN as
+   Python prints it, "   nan"), "%lld" of a float64 holding a count (kind 'i') or the text itself (kind 's', a
+   list of str). None when a count is not a finite integer of int64's range: Python's renderer decides. */
+static PyObject *trec_block(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *prefixes, *qids, *columns;
+    const char *kinds;
+    Py_ssize_t num_kinds;
+    if (!PyArg_ParseTuple(args, "O!O!O!s#", &PyList_Type, &prefixes, &PyList_Type, &qids, &PyList_Type, &columns,
+                          &kinds, &num_kinds)) {
+        return NULL;
+    }
+    Py_ssize_t width = PyList_GET_SIZE(columns), queries = PyList_GET_SIZE(qids);
+    if (PyList_GET_SIZE(prefixes) != width || num_kinds != width) {
+        PyErr_SetString(PyExc_ValueError, "trec_block: one prefix and one kind per column");
+        return NULL;
+    }
+    Py_buffer *numbers = PyMem_Calloc((size_t)(width ? width : 1), sizeof(Py_buffer));
+    const char **prefix = PyMem_Calloc((size_t)(width ? width : 1), sizeof(char *));
+    Py_ssize_t *prefix_length = PyMem_Calloc((size_t)(width ? width : 1), sizeof(Py_ssize_t));
+    Text text = {0};
+    PyObject *result = NULL;
+    locale_t previous = (locale_t)0;
+    if (!numbers || !prefix || !prefix_length) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t c = 0; c < width; c++) {
+        prefix[c] = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(prefixes, c), &prefix_length[c]);
+        if (!prefix[c]) {
+            goto done;
+        }
+        PyObject *column = PyList_GET_ITEM(columns, c);
+        if (kinds[c] == 's') {
+            if (!PyList_Check(column) || PyList_GET_SIZE(column) != queries) {
+                PyErr_SetString(PyExc_ValueError, "trec_block: a text column needs one str per query");
+                goto done;
+            }
+        } else if (kinds[c] == 'f' || kinds[c] == 'i') {
+            if (PyObject_GetBuffer(column, &numbers[c], PyBUF_SIMPLE) < 0) {
+                goto done;
+            }
+            if (numbers[c].len != queries * 8) {
+                PyErr_SetString(PyExc_ValueError, "trec_block: a number column needs one float64 per query");
+                goto done;
+            }
+            const double *values = numbers[c].buf;
+            for (Py_ssize_t q = 0; kinds[c] == 'i' && q < queries; q++) {
+                if (!(values[q] > -9.2e18 && values[q] < 9.2e18)) {
+                    result = Py_NewRef(Py_None);
+                    goto done;
+                }
+            }
+        } else {
+            PyErr_SetString(PyExc_ValueError, "trec_block: kinds are 'f', 'i' or 's'");
+            goto done;
+        }
+    }
+    previous = uselocale(c_locale);
+    char cell[512];
+    for (Py_ssize_t q = 0; q < queries; q++) {
+        Py_ssize_t qid_length;
+        const char *qid = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(qids, q), &qid_length);
+        if (!qid) {
+            goto done;
+        }
+        for (Py_ssize_t c = 0; c < width; c++) {
+            const char *value = cell;
+            Py_ssize_t length;
+            if (kinds[c] == 's') {
+                value = PyUnicode_AsUTF8AndSize(PyList_GET_ITEM(PyList_GET_ITEM(columns, c), q), &length);
+                if (!value) {
+                    goto done;
+                }
+            } else {
+                double v = ((const double *)numbers[c].buf)[q];
+                if (kinds[c] == 'i') {
+                    length = snprintf(cell, sizeof cell, "%lld", (long long)v);
+                } else if (v != v) {
+                    length = snprintf(cell, sizeof cell, "   nan");
+                } else {
+                    length = snprintf(cell, sizeof cell, "%6.4f", v);
+                }
+            }
+            if (text_add(&text, prefix[c], (size_t)prefix_length[c]) < 0 ||
+                text_add(&text, qid, (size_t)qid_length) < 0 || text_add(&text, "\t", 1) < 0 ||
+                text_add(&text, value, (size_t)length) < 0 || text_add(&text, "\n", 1) < 0) {
+                PyErr_NoMemory();
+                goto done;
+            }
+        }
+    }
+    result = PyUnicode_DecodeUTF8(text.data ? text.data : "", (Py_ssize_t)text.length, "strict");
+done:
+    if (previous) {
+        uselocale(previous);
+    }
+    for (Py_ssize_t c = 0; numbers && c < width; c++) {
+        if (numbers[c].obj) {
+            PyBuffer_Release(&numbers[c]);
+        }
+    }
+    PyMem_Free(numbers);
+    PyMem_Free(prefix);
+    PyMem_Free(prefix_length);
+    free(text.data);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"parse_trec", parse_trec, METH_VARARGS,
      "parse_trec(text, value_field, min_fields, max_fields, integer, release, threads, indented_comments=False) -> "
@@ -1596,6 +1730,9 @@ static PyMethodDef methods[] = {
     {"tukey_ranges", tukey_ranges, METH_VARARGS,
      "tukey_ranges(scores, queries, systems, seeds, threads) -> the range of the systems' means under the "
      "within-query permutation each seed draws (float64 bytes)."},
+    {"trec_block", trec_block, METH_VARARGS,
+     "trec_block(prefixes, qids, columns, kinds) -> trec_eval's per-query lines as one str, or None when Python's "
+     "renderer must decide."},
     {"running_sums", running_sums, METH_VARARGS,
      "running_sums(values, offsets) -> per row, its query's sum of float64 values up to it, left to right "
      "(float64 bytes)."},

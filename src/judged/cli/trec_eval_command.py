@@ -28,6 +28,7 @@ from judged.engine.evaluate import QueryValues, query_values, reported_queries, 
 from judged.engine.judgment_groups import group_values
 from judged.engine.preferences import preference_values
 from judged.engine.ranking import build_view
+from judged.engine.view import RankedView
 from judged.errors import InputError, NoJudgedQueriesError, UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
@@ -221,8 +222,9 @@ class _Evaluation:
         entries = [e for e in entries if e in named or e not in TABLE]
         measures = list(dict.fromkeys(m for pairs in named.values() for _, m in pairs))
         by_entry: dict[str, list[TrecColumn]] = {}
+        views: dict[str, RankedView] = {}  # the rankings the measures read, read again by relstring
         if measures:
-            values = query_values(self.run, qrels, measures, self.options.max_docs)
+            values = query_values(self.run, qrels, measures, self.options.max_docs, views)
             self._check_missing(list(values.qids), values.missing)
             result = result_from_values(self._converted(values, named), measures, run=_record(self.run),
                                         qrels=_record(qrels), run_queries=self.run.num_queries,
@@ -238,7 +240,8 @@ class _Evaluation:
             qids = [view.qids[i] for i in reported]
             self._check_missing(qids, view.missing[reported])
         if "relstring" in entries:
-            by_entry["relstring"] = [self._relstring(qrels, qids)]
+            view = views.get("trec") or build_view(self.run, qrels, "trec", self.options.max_docs)
+            by_entry["relstring"] = [self._relstring(view, qids)]
         return by_entry, qids
 
     def _named(self, entry: str, base: str | None = None) -> list[tuple[str, Measure]]:
@@ -270,21 +273,21 @@ class _Evaluation:
                                                                                   scored.tolist())
         return replace(values, raw=raw)
 
-    def _relstring(self, qrels: Qrels, qids: list[str]) -> TrecColumn:
+    def _relstring(self, view: RankedView, qids: list[str]) -> TrecColumn:
         """trec_eval's relstring: one character per ranked document (grade 0-9, '>' above 9, '-' not in the
         judgments, '.' pooled but unjudged), per query only."""
         params = self.marked.params.get("relstring")
-        length = int(float(params.split(",")[0])) if params else _RELSTRING_LENGTH
-        view = build_view(self.run, qrels, "trec", self.options.max_docs)
+        length = max(int(float(params.split(",")[0])) if params else _RELSTRING_LENGTH, 0)
         if self.options.judged_only:
             view = view.judged_only()
+        top = view.top(length)
+        grade, judged = top.take(view.grade), top.take(view.judged)
+        digit = (ord("0") + np.clip(grade, 0, 9)).astype(np.uint8)
+        chars = np.where(judged, np.where(grade > 9, ord(">"), digit), np.where(grade < 0, ord("."), ord("-")))
+        text = chars.astype(np.uint8).tobytes().decode("ascii")
+        ends = np.cumsum(top.counts)
         where = {view.qids[i]: i for i in range(view.num_queries)}
-        strings = []
-        for qid in qids:
-            q = where[qid]
-            start, stop = view.offsets[q], min(view.offsets[q + 1], view.offsets[q] + max(length, 0))
-            strings.append("'" + "".join(_rel_char(int(g), bool(j)) for g, j in
-                                         zip(view.grade[start:stop], view.judged[start:stop], strict=True)) + "'")
+        strings = [f"'{text[ends[q] - top.counts[q]:ends[q]]}'" for q in (where[qid] for qid in qids)]
         return TrecColumn(f"relstring_{params}" if params else "relstring", strings, None)
 
     def _groups(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
@@ -319,12 +322,6 @@ class _Evaluation:
             values = self.zscores.convert(name, qids, values.tolist())
         total = float(np.cumsum(values)[-1]) if len(values) else 0.0
         return TrecColumn(name, values.tolist(), total if integer else total / max(len(values), 1), integer)
-
-
-def _rel_char(grade: int, judged: bool) -> str:
-    if judged:
-        return ">" if grade > 9 else str(grade)
-    return "." if grade < 0 else "-"
 
 
 def _format_of(entry: str) -> str | None:

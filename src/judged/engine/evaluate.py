@@ -154,11 +154,14 @@ class QueryValues:
     run_only: int
 
 
-def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int | None = None) -> QueryValues:
+def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int | None = None,
+                 views: dict[str, RankedView] | None = None) -> QueryValues:
     """Every measure's raw value for each judged query of ``run`` and ``qrels``, with one ranking per tie rule.
 
     The queries must be whole (every row of each query present); the values
-    are then those :func:`evaluate` computes for the same queries.
+    are then those :func:`evaluate` computes for the same queries. ``views``,
+    when given, holds the rankings already built (by tie rule) and receives
+    those built here, for a caller that reads them again.
 
     >>> from judged.measures import parse
     >>> run = Run.from_dict({"q1": {"a": 2.0, "b": 1.0}, "q9": {"a": 1.0}})
@@ -166,7 +169,7 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
     >>> values.qids, values.raw[parse("P@1")].tolist(), values.missing.tolist(), values.run_only
     (('q1', 'q2'), [0.0, 0.0], [False, True], 1)
     """
-    views: dict[str, RankedView] = {}
+    views = {} if views is None else views
     for m in measures:
         key = view_key(m)
         if key not in views:

@@ -20,6 +20,7 @@ import numpy as np
 
 from judged.engine.result import Result
 from judged.errors import UsageError
+from judged.io.native import _native
 from judged.measures.spec import Measure
 from judged.measures.trec_names import TABLE, to_trec_eval
 
@@ -125,14 +126,30 @@ def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str],
     ['map\\tq1\\t0.5000', 'map\\tq2\\t0.2500', 'runid\\tall\\tbm25', 'map\\tall\\t0.3750']
     """
     out: list[str] = []
-    if per_query and qids:  # each column's cells formatted column by column, then laid out query by query
-        shown = [(c, values) for c in columns if (values := c.values) is not None]
-        prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
-        cells = [_cells(values, c.integer, zscore) for c, values in shown]
-        lines = [[f"{prefix}{qid}\t{cell}\n" for qid, cell in zip(qids, column, strict=True)]
-                 for prefix, column in zip(prefixes, cells, strict=True)]
-        out.extend(itertools.chain.from_iterable(zip(*lines)))  # query by query, each in column order
+    if per_query and qids:
+        out.append(_per_query_lines([(c, values) for c in columns if (values := c.values) is not None], qids, zscore))
     if summary:
         out.extend(trec_eval_line(c.name, "all", c.summary, integer=c.integer, zscore=zscore)
                    for c in columns if c.summary is not None)
     return "".join(out)
+
+
+def _per_query_lines(shown: Sequence[tuple[TrecColumn, Sequence[float | str]]], qids: Sequence[str],
+                     zscore: bool) -> str:
+    """Every query's lines, query by query, each query's in column order: :func:`trec_eval_line` of each cell,
+    laid out in C when the extension is built (the same bytes: C's printf and Python both round the exact
+    binary value correctly to four decimals, and NaN prints as Python prints it), else column by column here."""
+    prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
+    kinds = "".join("s" if isinstance(values[0], str) else "i" if c.integer and not zscore else "f"
+                    for c, values in shown)
+    if _native is not None:
+        block = _native.trec_block(prefixes, list(qids), [list(values) if kind == "s" else
+                                                          np.asarray(values, dtype=np.float64)
+                                                          for kind, (_, values) in zip(kinds, shown, strict=True)],
+                                   kinds)
+        if block is not None:
+            return block
+    cells = [_cells(values, c.integer, zscore) for c, values in shown]
+    lines = [[f"{prefix}{qid}\t{cell}\n" for qid, cell in zip(qids, column, strict=True)]
+             for prefix, column in zip(prefixes, cells, strict=True)]
+    return "".join(itertools.chain.from_iterable(zip(*lines)))  # query by query, each in column order

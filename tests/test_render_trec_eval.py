@@ -1,0 +1,86 @@
+"""trec_eval's per-query lines laid out in C are the bytes the Python renderer prints, for any values."""
+
+from __future__ import annotations
+
+import math
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import judged.render.trec_eval as render
+from judged.io.native import _native
+from judged.render.trec_eval import TrecColumn, render_trec_eval_columns
+
+needs_native = pytest.mark.skipif(_native is None, reason="the C extension is not built")
+
+# values where %6.4f rounds at a half, carries, or runs long, beside whatever hypothesis draws
+EDGES = [0.00005, 0.00015, 0.99995, 0.123449999999, 9.99995, -0.0, 0.0, -0.00004, 1e300, -1e-300, 5e-324,
+         math.inf, -math.inf, math.nan, 123456.78905]
+numbers = st.one_of(st.sampled_from(EDGES), st.floats(allow_nan=True, allow_infinity=True, width=64))
+counts = st.one_of(st.integers(-2**53, 2**53).map(float), st.sampled_from([-0.0, 0.0, 2.0**62, -(2.0**62)]))
+texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\t"), max_size=12)
+qid_lists = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\t"),
+                             min_size=1, max_size=8), min_size=1, max_size=6)
+
+
+@st.composite
+def collections(draw):
+    qids = draw(qid_lists)
+    columns = []
+    for i, kind in enumerate(draw(st.lists(st.sampled_from("fis"), min_size=1, max_size=5))):
+        values = draw(st.lists({"f": numbers, "i": counts, "s": texts}[kind], min_size=len(qids),
+                               max_size=len(qids)))
+        columns.append(TrecColumn(f"m{i}é" if i % 2 else f"measure_{i}", values, None, integer=kind == "i"))
+    return columns, qids
+
+
+def python_lines(columns, qids, zscore, monkeypatch):
+    with monkeypatch.context() as patched:
+        patched.setattr(render, "_native", None)
+        return render_trec_eval_columns(columns, qids, per_query=True, summary=False, zscore=zscore)
+
+
+@needs_native
+@settings(max_examples=300, deadline=None)
+@given(collection=collections(), zscore=st.booleans())
+def test_c_lines_equal_python_lines(collection, zscore, monkeypatch_module):
+    columns, qids = collection
+    expected = python_lines(columns, qids, zscore, monkeypatch_module)
+    laid_out = []
+
+    def spy(*args):
+        laid_out.append(_native.trec_block(*args))
+        return laid_out[-1]
+
+    with monkeypatch_module.context() as patched:
+        patched.setattr(render, "_native", SimpleNamespace(trec_block=spy))
+        assert render_trec_eval_columns(columns, qids, per_query=True, summary=False, zscore=zscore) == expected
+    in_range = all(abs(v) < 9.2e18 for c in columns if c.integer and not zscore for v in c.values)
+    assert (laid_out[0] is not None) == in_range  # C laid the lines out unless a count is out of its range
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def test_worked_lines():
+    """%-22s, tab, qid, tab, %6.4f rounded from the exact binary value, counts as integers, text as it is; query
+    by query, each in column order. 0.00005 is 5.0000000000000002396e-05 in binary, just above the half, so it
+    rounds up to 0.0001; 0.00015 is 1.4999999999999998686e-04, just below, so it rounds down to 0.0001 too."""
+    columns = [TrecColumn("map", [0.00005, 0.00015], None), TrecColumn("num_ret", [1000.0, 3.0], None, integer=True),
+               TrecColumn("relstring", ["'10-'", "''"], None)]
+    text = render_trec_eval_columns(columns, ["q1", "qé"], per_query=True, summary=False)
+    assert text.splitlines() == [
+        "map                   \tq1\t0.0001", "num_ret               \tq1\t1000", "relstring             \tq1\t'10-'",
+        "map                   \tqé\t0.0001", "num_ret               \tqé\t3", "relstring             \tqé\t''"]
+
+
+def test_a_count_out_of_range_is_printed_by_python(monkeypatch):
+    """A count beyond int64 (or not finite) leaves the layout to Python's int(), which prints it exactly."""
+    columns = [TrecColumn("num_ret", [2.0**70, 1.0], None, integer=True)]
+    text = render_trec_eval_columns(columns, ["a", "b"], per_query=True, summary=False)
+    assert text == f"num_ret               \ta\t{2**70}\nnum_ret               \tb\t1\n"
