@@ -8,8 +8,9 @@ import uuid
 
 import pytest
 from markupsafe import escape
-from web_helpers import true_grades
+from web_helpers import EXAMPLES, true_grades
 
+from judged.io import read_run
 from judged.judgments.worklist import Worklist
 
 #: The measure the ``targeted`` fixture targets, as the store writes it.
@@ -27,12 +28,12 @@ def _grade(session, qid: str, docid: str, grade: int) -> None:
     assert session.post_json("/api/judgments", body).status_code == 201
 
 
-def _expected_next(store, assessor: str, after_qid: str | None) -> int | None:
+def _expected_next(store, assessor: str, after_qid: str | None, pool: str = "targeted") -> int | None:
     """From the store alone: the first of the assessor's unlabelled pairs the target ranks, of ``after_qid`` if
     any of that query's are left, else of any query (``None``: the ranking holds none of theirs)."""
     held = {(p.qid, p.docid): p.position for p in store.queue(assessor, pending_only=False)}
     labelled = {(e.qid, e.docid) for e in store.current(assessors=[assessor])}
-    ranked = [(q, d) for q, d, _ in store.target("targeted").ranking if (q, d) in held and (q, d) not in labelled]
+    ranked = [(q, d) for q, d, _ in store.target(pool).ranking if (q, d) in held and (q, d) not in labelled]
     same = [pair for pair in ranked if pair[0] == after_qid]
     return held[(same or ranked)[0]] if ranked else None
 
@@ -75,6 +76,19 @@ def test_a_query_s_batch_lasts_though_another_query_s_best_pair_moves_ahead(targ
     # the re-ranked order now puts another query first, but the page stays on the query being read
     assert after["pairs"][0]["qid"] != first["qid"] and after["pairs"][0]["ahead"]
     assert shown["qid"] == first["qid"] and shown["ahead"] and shown["label"] is None
+
+
+def test_another_assessor_s_grade_re_ranks_the_queue(store, alice, bob):
+    runs = [read_run(EXAMPLES / "runs" / f"{name}.run", name=name) for name in ("bm25", "dense")]
+    store.build_pool(runs, depth=3, pool="shared")
+    store.assign(["alice", "bob"], pool="shared", overlap_queries=0, target="nDCG@3")
+    before = _queue(alice)["next"]
+    assert before == _expected_next(store, "alice", None, "shared")
+    mine = {(p.qid, p.docid) for p in store.queue("bob", pending_only=False)}
+    qid, docid, _ = next(item for item in store.target("shared").ranking if item[:2] in mine)
+    _grade(bob, qid, docid, 1)  # a grade of bob's moves another pair first in alice's queue
+    after = _queue(alice)["next"]
+    assert after == _expected_next(store, "alice", None, "shared") and after != before
 
 
 def test_an_untargeted_queue_goes_on_in_its_assigned_order_and_wraps(store, alice):
