@@ -101,9 +101,8 @@ from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
-from judged.measures.families.ndcg import judged_gains
 from judged.measures.families.rbp import persistence_weights
-from judged.measures.gains import discounts, gains
+from judged.measures.gains import discounts, gains, judged_gains
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, rank_order_sum
 

@@ -22,8 +22,8 @@ from judged.errors import InputError, JudgedError, UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures import parse
-from judged.measures.families.ndcg import dcg, ideal_dcg, judged_gains
-from judged.measures.gains import cumulative_discounts, discounts, gains
+from judged.measures.families.ndcg import dcg, ideal_dcg
+from judged.measures.gains import cumulative_discounts, discounts, gains, judged_gains
 from judged.measures.hits import relevant_hits
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, tie_weights

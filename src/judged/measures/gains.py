@@ -15,8 +15,10 @@ def gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
     >>> gains(np.array([3, 2, 0, -1]), Gain("exp")).tolist()
     [7.0, 3.0, 0.0, 0.0]
     """
-    grades = np.asarray(grades, dtype=np.int64)
-    positive = np.maximum(grades, 0).astype(np.float64)
+    grades = np.asarray(grades)
+    if grades.dtype.kind not in "iu":
+        grades = grades.astype(np.int64)
+    positive = np.maximum(grades, 0).astype(np.float64)  # from the view's int32 grades: no int64 copy first
     if gain.kind == "exp":
         return np.exp2(positive) - 1.0
     out = positive
@@ -25,6 +27,23 @@ def gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
         for grade, value in gain.mapping:
             out[grades == grade] = value
     return out
+
+
+def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
+    """:func:`judged_gains` of every row of ``view``, computed once per view and gain (nDCG at each cutoff, DCG,
+    G and the rest read the same gains)."""
+    key = ("judged_gains", gain)
+    if key not in view._derived:
+        view._derived[key] = judged_gains(view.grade, view.judged, gain)
+    return view._derived[key]
+
+
+def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
+    """Gain of each ranked document: its grade's gain when judged, 0 when unjudged.
+
+    An unjudged document gains 0 whatever the gain map says of grade 0.
+    """
+    return np.where(judged, gains(grades, gain), 0.0)
 
 
 def discounts(ranks: np.ndarray) -> np.ndarray:
@@ -96,4 +115,4 @@ def _scaled_gains(view: RankedView, measure: Measure) -> np.ndarray:
             f"scale (max_rel={measure.max_rel}) must gain between 0 and the top grade's gain, which must be "
             "positive.")
     row_scale = np.repeat(level_gains[scale], np.diff(view.offsets))
-    return np.where(view.judged, gains(view.grade, measure.gain) / row_scale, 0.0)
+    return view_gains(view, measure.gain) / row_scale  # an unjudged row's 0 stays 0: every scale is > 0

@@ -24,7 +24,8 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView, Top
-from judged.measures.families.ndcg import ideal_gains, running_dcg, running_ideal_dcg, view_gains
+from judged.measures.families.ndcg import ideal_gains, running_dcg, running_ideal_dcg
+from judged.measures.gains import view_gains
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure

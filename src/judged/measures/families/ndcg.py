@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView
-from judged.measures.gains import cumulative_discounts, discounts, gains
+from judged.measures.gains import cumulative_discounts, discounts, gains, view_gains
 from judged.measures.registry import family
 from judged.measures.spec import Gain, Measure
 from judged.measures.views import at_depth, divide, measure_view, running_sums, tie_weights
@@ -41,23 +41,6 @@ def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
         view._derived[key] = running_sums(view.offsets, view_gains(view, gain) * discounts(view.rank))
         view._derived[key].setflags(write=False)
     return view._derived[key]
-
-
-def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
-    """:func:`judged_gains` of every row of ``view``, computed once per view and gain (nDCG at each cutoff, DCG,
-    G and the rest read the same gains)."""
-    key = ("judged_gains", gain)
-    if key not in view._derived:
-        view._derived[key] = judged_gains(view.grade, view.judged, gain)
-    return view._derived[key]
-
-
-def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
-    """Gain of each ranked document: its grade's gain when judged, 0 when unjudged.
-
-    An unjudged document gains 0 whatever the gain map says of grade 0.
-    """
-    return np.where(judged, gains(grades, gain), 0.0)
 
 
 def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
