@@ -116,8 +116,12 @@ class RankedView:
         return Top(self.ideal_offsets, counts if k is None else np.minimum(counts, k))
 
     def num_relevant(self, rel: int) -> np.ndarray:
-        """Judged documents with grade >= ``rel``, per query (from the judgments, not the run)."""
-        return self.ideal_top(None).sum(self.ideal_grade >= rel)
+        """Judged documents with grade >= ``rel``, per query (from the judgments, not the run); counted once."""
+        key = ("num_relevant", rel)
+        if key not in self._derived:
+            self._derived[key] = self.ideal_top(None).sum(self.ideal_grade >= rel)
+            self._derived[key].setflags(write=False)
+        return self._derived[key]
 
     def num_nonrelevant(self, rel: int) -> np.ndarray:
         """Judged documents with grade < ``rel``, per query."""

@@ -8,6 +8,7 @@ row keeps AP, RR, R-precision and bpref linear in the number of hits.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -44,11 +45,17 @@ class Hits:
         """Per-query sum of one value per hit."""
         return np.bincount(self.query, weights=values, minlength=self.num_queries)
 
-    def ordinal(self) -> np.ndarray:
-        """For each hit, how many hits of its query are at or above it (1 for the first)."""
+    @cached_property
+    def _ordinal(self) -> np.ndarray:
+        leading = np.ones(len(self.query), dtype=bool)
+        leading[1:] = self.query[1:] != self.query[:-1]
+        starts = np.flatnonzero(leading)
         index = np.arange(len(self.query))
-        first = np.searchsorted(self.query, self.query, side="left")
-        return index - first + 1
+        return index - np.repeat(starts, np.diff(np.append(starts, len(self.query)))) + 1
+
+    def ordinal(self) -> np.ndarray:
+        """For each hit, how many hits of its query are at or above it (1 for the first); computed once."""
+        return self._ordinal
 
     def first_position(self) -> np.ndarray:
         """Per query, the position of its first hit (-1 when none)."""
