@@ -31,6 +31,7 @@ _PARAMS = {
     "RBP": lambda d: f"p={d(st.sampled_from([0.5, 0.8]))},max_rel=2,gain={d(st.sampled_from(['linear', 'exp']))}",
     "RR": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
     "Success": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
+    "Rprec": lambda d: f"rel={d(st.sampled_from([1, 2]))},norel={d(st.sampled_from([0, 1]))}",
 }
 
 
@@ -38,7 +39,7 @@ _PARAMS = {
 def family_cases(draw):
     runs, qrels = draw(collections())
     name = draw(st.sampled_from(sorted(_PARAMS)))
-    cutoff = draw(st.sampled_from([1, 2, 3, None]))
+    cutoff = None if name == "Rprec" else draw(st.sampled_from([1, 2, 3, None]))  # R-prec's cutoff is R
     measure = f"{name}({_PARAMS[name](draw)})" + ("" if cutoff is None else f"@{cutoff}")
     return runs, qrels, measure, cutoff, draw(st.sampled_from(["top_k", "retrieved"]))
 
@@ -126,6 +127,7 @@ def _worked(measure):
     ("RR@3", 1 - 1 / 2, 1 - 1 / 3),       # A 1/1; B 1/2 when u is relevant, else 1/3 (a at rank 3)
     ("Success@2", 0.0, 1.0),              # A 1; B 1 exactly when u is relevant
     ("RBP(p=0.5,max_rel=2)", 0.375, 0.375),  # 0.5 (2/2 + 0.5 (g/2)) - 0.5 (0 + 0.5 (g/2) + 0.25 (2/2))
+    ("Rprec", 0.5, 1.0),                  # R = 1: [a] 1/1 - [b] 0/1; R = 2 (u relevant): [a, u] 2/2 - [b, u] 1/2
 ])
 def test_worked_example_per_family(measure, low, high):
     pair = _worked(measure)
@@ -179,7 +181,7 @@ def test_linear_and_first_maxima_on_examples_are_every_pooled_document_at_the_to
 
 
 @pytest.mark.parametrize("measure, message", [
-    ("AP", "quadratic"), ("Rprec", "number of relevant documents"), ("ERR@10", "gains ranked above it"),
+    ("AP", "quadratic"), ("ERR@10", "gains ranked above it"),
     ("Judged@10", "which documents are judged"), ("RBP(p=0.8)", "fixed max_rel"),
     ("RBP(p=0.8,max_rel=2)", "within the scale 0..2"), ("infAP", "sample"), ("NumRet", "no exact joint bound"),
 ])

@@ -47,7 +47,7 @@ def small() -> str:
     runs = [judged.Run.from_dict({"q1": {"a": 2.0, "u": 1.0}, "q2": {"z": 1.0}}, name="A"),
             judged.Run.from_dict({"q1": {"u": 2.0, "a": 1.0}, "q2": {"z": 1.0}}, name="B"),
             judged.Run.from_dict({"q1": {"x": 2.0, "y": 1.0}, "q2": {"z": 1.0}}, name="C")]
-    return judged.report(runs, qrels, ["nDCG@2", "P@2"], **QUICK)
+    return judged.report(runs, qrels, ["nDCG@2", "AP@2"], **QUICK)
 
 
 def test_an_open_and_a_settled_pair_worked_by_hand(small):
@@ -81,8 +81,9 @@ def test_a_measure_settle_refuses_says_why_in_one_line(small):
     section = _section(small)
     assert section.count('class="note refused"') == 1
     line = section.split('<p class="note refused">', 1)[1].split("</p>", 1)[0]
-    assert line == ("Not settled: settle is defined for nDCG only (the exact joint bounds are nDCG&#39;s). "
-                    "Got P(rel=1,unjudged=zero,ties=trec)@2.")
+    assert line.startswith("Not settled: settle has exact joint bounds for nDCG, R, DCG, P, RBP, RR, Success, "
+                           "Rprec only, not for AP: ")
+    assert line.endswith("Got AP(rel=1,unjudged=zero,ties=trec,norel=0)@2.")
 
 
 def test_the_chart_holds_every_pair_with_its_range(small):
@@ -105,13 +106,14 @@ def test_the_example_report_shows_settle_on_its_judgments(example_report: Path):
     assert [r[5] for r in rows] == ["first behind (settled)", "open", "open"]
     assert rows[0][3:5] == ["-0.1690", "-0.0508"] and rows[1][3:5] == ["-0.1841", "+0.0991"]
     assert f"Stopping rule: {s.stopping.statement}.".replace("'", "&#39;") in _section(html)
-    assert "Not settled: settle is defined for nDCG only" in _section(html)  # R@100
+    assert "Not settled" not in _section(html)  # R@100 settles too
     settled = _provenance(html)["report"]["settled"]
     assert settled["nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10"] == {
         "measure": "nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10", "pool": "top_k",
         "grades": [0, 1, 2, 3], "alpha": 0.05, "queries": 15, "test": "paired t-test, two-sided, uncorrected",
         "seed": 3}
-    assert settled["R(rel=1,unjudged=zero,ties=trec,norel=0)@100"].startswith("settle is defined for nDCG only")
+    recall = "R(rel=1,unjudged=zero,ties=trec,norel=0)@100"
+    assert settled[recall]["measure"] == recall
 
 
 def test_the_pool_can_be_a_pool_file_or_the_section_left_out(tmp_path):

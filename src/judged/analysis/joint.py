@@ -38,7 +38,16 @@ import numpy as np
 
 from judged.analysis.bounds import BOUND_TIES
 from judged.analysis.joint_families import FAMILIES, JointFamily, refusal
-from judged.analysis.settle_search import Problems, first_fixed, first_range, linear_fixed, linear_range, ratio_range
+from judged.analysis.settle_search import (
+    Problems,
+    cut_fixed,
+    cut_range,
+    first_fixed,
+    first_range,
+    linear_fixed,
+    linear_range,
+    ratio_range,
+)
 from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
@@ -88,6 +97,10 @@ class JointPool:
     alpha: np.ndarray
     pool: tuple[tuple[str, ...], ...]
     discount: tuple[np.ndarray, ...]
+    #: the ``cut`` shape (R-prec) only, per query: each run's 0-based rank of each pooled document (inf when it
+    #: does not rank it), and its count of judged relevant documents above each rank 0..R_0 + pooled
+    ranks: tuple[np.ndarray, ...] = ()
+    judged_hits: tuple[np.ndarray, ...] = ()
 
     @property
     def unjudged(self) -> int:
@@ -111,8 +124,14 @@ class JointPool:
             return ratio_range(self.problems(weights, empty))
         if shape == "linear":
             return linear_range(weights @ self.alpha, self._coef(weights, n), n, self.values)
-        (a, c), (b, d) = (self._side(weights, sign, n) for sign in (1, -1))
-        return first_range(a, c, b, d, n, self.values)
+        if shape == "first":
+            (a, c), (b, d) = (self._side(weights, sign, n) for sign in (1, -1))
+            return first_range(a, c, b, d, n, self.values)
+        lo, hi = np.empty(len(n)), np.empty(len(n))
+        for q in range(len(n)):
+            lo[q], hi[q] = cut_range(self.judged_hits[q], self.ranks[q], weights, self.relevant(q), empty,
+                                     self.values)
+        return lo, hi
 
     def fixed_ranges(self, weights: np.ndarray, empty: float,
                      query: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -129,11 +148,18 @@ class JointPool:
         elif shape == "linear":
             lo, hi = linear_fixed(float(weights @ self.alpha[:, query]), weights @ self.discount[query], self.values,
                                   self.grade_gains)
+        elif shape == "cut":
+            lo, hi = cut_fixed(self.judged_hits[query], self.ranks[query], weights, self.relevant(query), empty,
+                               self.values, self.grade_gains)
         else:
             one = np.array([docs])
             (a, c), (b, d) = (self._side(weights, sign, one, query) for sign in (1, -1))
             lo, hi = first_fixed(float(a[0]), c[0, :docs], float(b[0]), d[0, :docs], self.values, self.grade_gains)
         return lo, hi, doc, grade
+
+    def relevant(self, query: int) -> int:
+        """The judged relevant documents of ``query`` (R-prec's R before any assignment)."""
+        return int(self.counts[query, 0]) if self.counts.shape[1] else 0
 
     def _coef(self, weights: np.ndarray, n: np.ndarray) -> np.ndarray:
         coef = np.zeros((len(n), int(n.max(initial=0))))
@@ -203,7 +229,9 @@ class JointPool:
         """The same data for the queries at ``keep`` only."""
         return replace(self, qids=tuple(self.qids[q] for q in keep), counts=self.counts[keep],
                        alpha=self.alpha[:, keep], pool=tuple(self.pool[q] for q in keep),
-                       discount=tuple(self.discount[q] for q in keep))
+                       discount=tuple(self.discount[q] for q in keep),
+                       ranks=tuple(self.ranks[q] for q in keep) if self.ranks else (),
+                       judged_hits=tuple(self.judged_hits[q] for q in keep) if self.judged_hits else ())
 
 
 def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tuple[int, ...],
@@ -259,11 +287,34 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
                     discount[q][r, slot[q][docid]] = w
 
     judged_gains = [np.maximum(np.array(list(judged_gain[q].values()), dtype=np.float64), 0) for q in range(len(qids))]
-    tau = np.unique(np.concatenate([values, *judged_gains])) if family.shape == "ratio" else np.zeros(0)
+    normalised = family.shape in ("ratio", "cut")
+    tau = np.unique(np.concatenate([values, *judged_gains])) if normalised else np.zeros(0)
     tau = tau[tau > 0]
     counts = np.array([[int((g >= t).sum()) for t in tau] for g in judged_gains], dtype=np.int64)
-    return JointPool(measure, tuple(run.name for run in runs), qids, grades, grade_gains, values, tau,
-                     counts.reshape(len(qids), len(tau)), alpha, pooled, tuple(discount))
+    counts = counts.reshape(len(qids), len(tau))
+    ranks, hits = _cut_data(ranked, judged_gain, slot, counts) if family.shape == "cut" else ((), ())
+    return JointPool(measure, tuple(run.name for run in runs), qids, grades, grade_gains, values, tau, counts,
+                     alpha, pooled, tuple(discount), ranks, hits)
+
+
+def _cut_data(ranked, judged_gain, slot, counts) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
+    """Per query, each run's rank of each pooled document and its judged relevant documents above each rank."""
+    ranks, hits = [], []
+    for q, places in enumerate(slot):
+        relevant = int(counts[q, 0]) if counts.shape[1] else 0
+        where = np.full((len(ranked), len(places)), np.inf)
+        above = np.zeros((len(ranked), relevant + len(places) + 1), dtype=np.int64)
+        for r, lists in enumerate(ranked):
+            found = []
+            for docid, rank in lists.get(q, ()):
+                if docid in places:
+                    where[r, places[docid]] = rank
+                elif judged_gain[q].get(docid, 0) > 0:
+                    found.append(rank)
+            above[r] = np.searchsorted(np.sort(found), np.arange(above.shape[1]), side="left")
+        ranks.append(where)
+        hits.append(above)
+    return tuple(ranks), tuple(hits)
 
 
 def _top(run: Run, qrels: Qrels, measure: Measure, index: dict[str, int], depth: int | None):

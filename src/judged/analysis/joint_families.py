@@ -3,7 +3,7 @@
 Per query, every family settle accepts is a function of the gains ``x_u``
 the pooled, unjudged documents take, with ``w_r(u)`` the weight at which run
 r ranks u in its top k (0 outside it) and ``a_r`` what the judged documents
-give. Three shapes cover them, each with its exact algorithm
+give. Four shapes cover them, each with its exact algorithm
 (:mod:`judged.analysis.settle_search`; docs/settle.md derives each):
 
 * ``linear``: ``a_r + sum_u w_r(u) x_u``. DCG@k (w the log2 discount, x the
@@ -14,6 +14,10 @@ give. Three shapes cover them, each with its exact algorithm
   R@k (I the number of relevant documents, judged or assigned).
 * ``first``: ``max(a_r, max over relevant u of w_r(u))``, the weight of the
   first relevant document: RR (w = 1/rank), Success@k (w = 1).
+* ``cut``: precision at rank R, R the number of relevant documents (judged
+  or assigned), which moves with the grades: R-prec. Its data are each run's
+  ranks of the pooled documents and counts of judged relevant ones, not
+  weights.
 
 Every other family is refused with its reason (:func:`refusal`).
 
@@ -36,7 +40,7 @@ from judged.errors import UsageError
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
 
-Shape = Literal["linear", "ratio", "first"]
+Shape = Literal["linear", "ratio", "first", "cut"]
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,7 @@ FAMILIES: dict[str, JointFamily] = {
     "RBP": JointFamily("linear", _persistence, _scaled),
     "RR": JointFamily("first", _reciprocal, _relevant),
     "Success": JointFamily("first", _one, _relevant),
+    "Rprec": JointFamily("cut", _one, _relevant),
 }
 
 _ADAPTIVE = ("a document's weight depends on the gains ranked above it, so no assignment of one document can be "
@@ -118,7 +123,6 @@ _REASONS = {
           "the difference of two runs is a quadratic function of the unknown relevances with terms of both signs, "
           "whose exact extremes are a quadratic pseudo-Boolean optimisation (NP-hard in general); settle refuses "
           "rather than give a bound it cannot prove tight",
-    "Rprec": "its cutoff is the number of relevant documents, which the unknown grades change",
     "Bpref": "it counts the judged non-relevant documents above each relevant one, and every assignment judges "
              "the pooled documents",
     "infAP": "it estimates AP from a sample of the judgments; the pooled-but-unjudged documents are its sample's "
@@ -133,8 +137,8 @@ def refusal(measure: Measure) -> str | None:
     """Why settle has no exact joint bound for ``measure``'s family, or None when it has one.
 
     >>> from judged.measures import parse
-    >>> refusal(parse("P@10")) is None, refusal(parse("Rprec"))
-    (True, 'its cutoff is the number of relevant documents, which the unknown grades change')
+    >>> refusal(parse("P@10")) is None, refusal(parse("ERR@10"))[:40]
+    (True, "a document's weight depends on the gains")
     """
     if measure.name in FAMILIES:
         return None

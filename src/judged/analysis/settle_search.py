@@ -3,10 +3,11 @@
 The shapes are those of :mod:`judged.analysis.joint_families`: a ratio
 (nDCG, R), solved here by :func:`ratio_range`; a linear objective (DCG, P,
 RBP), by :func:`linear_range`; the weight of the first relevant document
-(RR, Success), by :func:`first_range`. docs/settle.md proves each exact.
+(RR, Success), by :func:`first_range`; precision at a cutoff that moves
+with the grades (R-prec), by :func:`cut_range`. docs/settle.md proves each
+exact.
 
-**Ratio.**
-One *problem* is one query and one objective: ``n`` unjudged documents take
+**Ratio.** One *problem* is one query and one objective: ``n`` unjudged documents take
 gains ``x_i`` from the levels ``v_1 < ... < v_L``; the objective is
 
     f(x) = (a + sum_i c_i x_i) / I(x),
@@ -308,3 +309,106 @@ def _without_self(values: np.ndarray, identity: float, better) -> np.ndarray:
     before = better.accumulate(np.concatenate(([identity], values[:-1])))
     after = better.accumulate(np.concatenate(([identity], values[:0:-1])))[::-1]
     return better(before, after)
+
+
+
+
+def cut_range(judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int, empty: float,
+              values: np.ndarray) -> tuple[float, float]:
+    """Exact (min, max) of one query's R-precision objective over the relevant sets S of its pooled documents.
+
+    The objective is ``(J(R) + sum_{i in S} c_i(R)) / R`` with
+    ``R = relevant + |S|``: ``judged[r, R]`` is run r's count of judged
+    relevant documents in its top R, ``J = weights @ judged``, and
+    ``c_i(R) = sum_r weights[r] [ranks[r, i] < R]`` (``ranks`` 0-based, inf
+    where a run does not rank the document); R = 0 scores ``empty``. For a
+    given size m of S the sum is largest (smallest) for the m documents of
+    largest (smallest) c_i(R), so the extremes are over the sizes ``values``
+    allows (any, when it has a relevant and a non-relevant gain), each with
+    its coefficients sorted.
+
+    >>> judged = np.array([[0, 1, 1, 1], [0, 0, 0, 1]])   # A: a judged relevant at rank 1; B: one at rank 3
+    >>> ranks = np.array([[1.0], [0.0]])                   # u: rank 2 in A, rank 1 in B
+    >>> cut_range(judged, ranks, np.array([1.0, -1.0]), 1, 0.0, np.array([0.0, 1.0]))
+    (0.5, 1.0)
+
+    (u not relevant: R = 1, A 1/1 - B 0/1 = 1; u relevant: R = 2, A 2/2 - B 1/2 = 0.5.)
+    """
+    t = _CutTables(judged, ranks, weights, relevant)
+    sizes = t.sizes(values)
+    lows = t.value(sizes, t.bottom[sizes, sizes], empty)
+    highs = t.value(sizes, t.top[sizes, sizes], empty)
+    return float(lows.min()), float(highs.max())
+
+
+def cut_fixed(judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int, empty: float,
+              values: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`cut_range` with document ``i`` at gain ``fixed[j]`` (1 relevant, 0 not), for every (i, j), i-major.
+
+    A document fixed relevant is in every S: its c_i(R) plus the m - 1 best
+    of the others; fixed non-relevant, in none: the m best of the others. The
+    best k of the others is the best k of all when i is not among them, else
+    the best k + 1 less c_i(R), so one sort per size serves every document.
+    """
+    t = _CutTables(judged, ranks, weights, relevant)
+    n = ranks.shape[1]
+    m = np.arange(n + 1)
+    free = bool((values == 0).any() and (values > 0).any())
+    k_in = np.maximum(m - 1, 0)
+    rows_in = (m >= 1) if free else (m == n)
+    rows_out = (m <= n - 1) if free else (m == 0)
+    out = {}
+    for name, prefix, position, pick in (("lo", t.bottom, t.ascending, np.min), ("hi", t.top, t.descending, np.max)):
+        inside = t.value(m, t.coef + t.excluding(prefix, position, k_in), empty)
+        outside = t.value(m, t.excluding(prefix, position, m), empty)
+        out[name] = (pick(np.where(rows_in[:, None], inside, _FILL[name]), axis=0),
+                     pick(np.where(rows_out[:, None], outside, _FILL[name]), axis=0))
+    relevant_doc = np.tile(fixed > 0, n)
+    doc = np.repeat(np.arange(n), len(fixed))
+    return (np.where(relevant_doc, out["lo"][0][doc], out["lo"][1][doc]),
+            np.where(relevant_doc, out["hi"][0][doc], out["hi"][1][doc]))
+
+
+_FILL = {"lo": np.inf, "hi": -np.inf}
+
+
+class _CutTables:
+    """Per size m of S (rows): the coefficients c_i(relevant + m), their sorted prefix sums and each one's place."""
+
+    def __init__(self, judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int) -> None:
+        n = ranks.shape[1]
+        self.n = n
+        self.cut = relevant + np.arange(n + 1)
+        self.base = weights @ judged[:, self.cut]
+        self.coef = np.zeros((n + 1, n))
+        for r in np.flatnonzero(weights):  # a run weighted 0 adds nothing
+            self.coef += weights[r] * (ranks[r][None, :] < self.cut[:, None])
+        zero = np.zeros((n + 1, 1))
+        down = np.argsort(-self.coef, axis=1, kind="stable")
+        up = np.argsort(self.coef, axis=1, kind="stable")
+        self.descending, self.ascending = np.argsort(down, axis=1), np.argsort(up, axis=1)
+        self.top = np.concatenate((zero, np.cumsum(np.take_along_axis(self.coef, down, axis=1), axis=1)), axis=1)
+        self.bottom = np.concatenate((zero, np.cumsum(np.take_along_axis(self.coef, up, axis=1), axis=1)), axis=1)
+
+    def sizes(self, values: np.ndarray) -> np.ndarray:
+        """The sizes S can have: any, or all documents when no grade is non-relevant, or none when none is relevant."""
+        every = np.arange(self.n + 1)
+        if not (values == 0).any():
+            return every[-1:]
+        if not (values > 0).any():
+            return every[:1]
+        return every
+
+    def excluding(self, prefix: np.ndarray, position: np.ndarray, k: np.ndarray) -> np.ndarray:
+        """(sizes x documents): the sum of the k (per size) best coefficients of the documents other than each one."""
+        rows = np.arange(self.n + 1)[:, None]
+        k = k[:, None]
+        return np.where(position >= k, prefix[rows, k], prefix[rows, np.minimum(k + 1, self.n)] - self.coef)
+
+    def value(self, sizes: np.ndarray, numerator: np.ndarray, empty: float) -> np.ndarray:
+        """``(J(R) + numerator) / R`` at R = relevant + size, ``empty`` where R = 0."""
+        cut = self.cut[sizes]
+        base = self.base[sizes]
+        if numerator.ndim == 2:
+            cut, base = cut[:, None], base[:, None]
+        return np.where(cut > 0, (base + numerator) / np.maximum(cut, 1), empty)

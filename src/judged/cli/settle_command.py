@@ -21,7 +21,7 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
 @judgments_option
 @db_option
 @click.option("--measure", "-m", default="nDCG@10", show_default=True,
-              help="The measure: nDCG, R, DCG, P, RBP (with a fixed max_rel), RR or Success, any cutoff.")
+              help="The measure: nDCG, R, DCG, P, RBP (with a fixed max_rel), RR, Success or Rprec.")
 @click.option("--pool", "pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
               help="Documents that may take a grade: every run's top k, everything retrieved, or a pool file "
                    "(qid<TAB>docid[<TAB>runs] per line, as `judged pool show` writes it).")
@@ -41,8 +41,8 @@ def settle_command(runs, qrels_path, judgments, db, measure, pool, alpha, next_n
     For every pair of runs, the exact minimum and maximum of the mean
     difference on the measure over every grade the pooled, unjudged documents
     could have (one grade for both runs); a pair is settled when that range
-    does not straddle 0. Measures without exact joint bounds (AP, R-prec, ERR,
-    ...) are refused with the reason.
+    does not straddle 0. Measures without exact joint bounds (AP, ERR, ...)
+    are refused with the reason.
     Then whether the paired t-test's conclusion can change, the stopping rule,
     and the next documents to judge: those whose judging can shrink the open
     ranges most, grouped by query.
