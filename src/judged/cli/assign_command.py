@@ -16,8 +16,8 @@ from judged.cli.store_common import db_option, open_store, table
               help="Seed of the overlap sample and the presentation order.")
 @click.option("--pool", default="default", show_default=True, help="Name of the pool.")
 @click.option("--target", metavar="MEASURE|off",
-              help="Target the effort on this nDCG measure: queues put first the pairs whose judging can settle the "
-                   "comparisons among the pool's runs (as `judged settle`), re-ranked as grades arrive; off stops.")
+              help="Target the effort on this measure (any `judged settle` takes): queues put first the pairs whose "
+                   "judging can settle the comparisons among the pool's runs, re-ranked as grades arrive; off stops.")
 @db_option
 def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, target, db):
     """Split the pool's unassigned pairs among the assessors.

@@ -1,6 +1,6 @@
 """Targeted judging of an effort: which comparisons its labels settle, and its unjudged pairs by what they can change.
 
-An effort is a pool and its assignments. Targeting it on an nDCG measure
+An effort is a pool and its assignments. Targeting it on a measure
 runs :func:`judged.analysis.settle.settle` on what the store holds, with no
 file needed:
 

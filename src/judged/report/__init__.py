@@ -39,7 +39,7 @@ def report(
     queries each run lists. ``config`` is a :class:`judged.engine.config.Config`;
     ``progress``, when given, is called with a line on each step.
     ``settle_pool`` is the pool whose unjudged documents may take any grade in
-    the section on what the judgments settle (each nDCG measure's pairs,
+    the section on what the judgments settle (each measure's pairs,
     :func:`judged.analysis.settle.settle`): ``top_k`` (every run's top k),
     ``retrieved``, or (qid, docid) pairs; ``None`` leaves the section out.
 

@@ -3,7 +3,7 @@
 :func:`build` evaluates the runs, compares them (with the matrix of every
 pair), collects each run's worst queries and the queries that changed most
 against the baseline, works out the explain view of every query it links to,
-settles every pair of runs on each nDCG measure (:func:`judged.analysis.settle.settle`:
+settles every pair of runs on each measure (:func:`judged.analysis.settle.settle`:
 which conclusions no grade of the unjudged documents can change), and gathers
 the provenance. Pure apart from reading the inputs: no drawing,
 no HTML (see :mod:`judged.report.page`).
