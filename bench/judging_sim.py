@@ -21,20 +21,30 @@ equals the full order for good, judgments until the stopping rule fires, the
 share of checkpoints whose interim order was wrong, and the settled pairs that
 were ever wrong (must be 0).
 
-    python bench/judging_sim.py --collections 5 --queries 25 --systems 5
+Two rows say how far any strategy could go on the same collections, knowing
+every grade: **oracle** is the bound-driven greedy told each document's true
+grade (its expected shrink is the shrink), and **proof set** is the set an
+omniscient chooser finds by starting from every document judged and dropping
+documents, least important first, while every pair stays settled (an
+achievable stopping point, not the least one). Under them, **floor** is
+:func:`judged.analysis.floor.proof_floor`: proved, no strategy stops sooner.
+
+    python bench/judging_sim.py --collections 5 --queries 20 --systems 5 --jobs 2
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from concurrent.futures import ProcessPoolExecutor
 from itertools import combinations
 
 import numpy as np
 
 import judged
+from judged.analysis.floor import proof_floor
 from judged.analysis.selection import BoundDriven, DepthOrder, MaxMeanBandit, MoveToFront
-from judged.analysis.settle import settle
+from judged.analysis.settle import SETTLE_EPS, settle
 
 GRADE_CUTS = (0.8, 1.4, 2.0)  # latent relevance above each cut: grade 1, 2, 3
 
@@ -59,6 +69,82 @@ def collection(seed: int, queries: int, docs: int, systems: int, depth: int):
         qrels[qid] = {f"d{d:03d}": int(grade[d]) for d in sorted(union)}
     names = [f"sys{s}" for s in range(systems)]
     return [judged.read_run(run, name=name) for run, name in zip(runs, names)], qrels
+
+
+class Oracle(BoundDriven):
+    """The bound-driven greedy told every document's true grade: its expected shrink is the actual shrink."""
+
+    name = "oracle (bound-driven knowing the grades)"
+
+    def __init__(self, truth: dict, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.truth = truth
+
+    def chances(self, s, judged_so_far):
+        position = {g: i for i, g in enumerate(s.data.grades)}
+        found = []
+        for qid, docs in zip(s.data.qids, s.data.pool):
+            known = np.zeros((len(docs), len(position)))
+            known[np.arange(len(docs)), [position[self.truth[qid][d]] for d in docs]] = 1.0
+            found.append(known)
+        return found
+
+
+def proof_set(runs, truth: dict, measure: str) -> int:
+    """Judgments kept by an omniscient chooser: all judged, then drop the least important while all stays settled.
+
+    A document's importance is the most it can move a pair's binding side
+    relative to that pair's margin: |discount difference| times the distance
+    of its true gain from the adversary's (top gain against the true winner, 0
+    for it), over the pair's true summed difference. Dropping one document
+    changes only its query's ranges, so each try re-solves one query.
+    """
+    pool = [(qid, docid) for qid, docs in truth.items() for docid in docs]
+    domain = range(max(g for docs in truth.values() for g in docs.values()) + 1)
+    full = settle(runs, truth, measure, pool=pool, grades=domain, samples=0, count_matter=False)
+    data = settle(runs, {q: {d: -1 for d in docs} for q, docs in truth.items()}, measure, pool=pool,
+                  grades=domain, samples=0, count_matter=False).data
+    low = np.array([p.low for p in full.pairs])
+    high = np.array([p.high for p in full.pairs])
+    margin = low.sum(axis=1)  # every document judged: each range is the true difference
+    sign = np.sign(margin)
+    index = {run: i for i, run in enumerate(data.runs)}
+    pairs = [(index[p.a], index[p.b]) for p in full.pairs]
+    gain = {g: float(v) for g, v in zip(data.grades, data.grade_gains)}
+    top = max(gain.values())
+    order = []
+    for q, (qid, docs) in enumerate(zip(data.qids, data.pool)):
+        for i, docid in enumerate(docs):
+            true = gain[truth[qid][docid]]
+            weight = 0.0
+            for p, (a, b) in enumerate(pairs):
+                c = sign[p] * (data.discount[q][a, i] - data.discount[q][b, i])
+                weight = max(weight, abs(c) * (true if c > 0 else top - true) / max(abs(margin[p]), SETTLE_EPS))
+            order.append((weight, q, qid, docid))
+    named = [run.name for run in runs]
+    one = {qid: [judged.read_run({qid: _query(run, qid)}, name=name) for run, name in zip(runs, named)]
+           for qid in data.qids}
+    judged_now = {qid: dict(docs) for qid, docs in truth.items()}
+    n = len(data.qids)
+    for _, q, qid, docid in sorted(order, key=lambda item: item[0]):
+        grade = judged_now[qid].pop(docid)
+        trial = {qid: {d: judged_now[qid].get(d, -1) for d in truth[qid]}}
+        s = settle(one[qid], trial, measure, pool=[(qid, d) for d in truth[qid]], grades=domain, samples=0,
+                   count_matter=False)
+        new_low, new_high = low.copy(), high.copy()
+        new_low[:, q] = [p.low[0] for p in s.pairs]
+        new_high[:, q] = [p.high[0] for p in s.pairs]
+        if all(new_low[p].sum() / n > SETTLE_EPS if sign[p] > 0 else new_high[p].sum() / n < -SETTLE_EPS
+               for p in range(len(pairs)) if sign[p] != 0):
+            low, high = new_low, new_high
+        else:
+            judged_now[qid][docid] = grade
+    return sum(len(docs) for docs in judged_now.values())
+
+
+def _query(run, qid: str) -> dict[str, float]:
+    frame = run.frame.filter(run.frame["qid"] == qid)
+    return dict(zip(frame["docid"].to_list(), frame["score"].to_list()))
 
 
 def _signs(means: np.ndarray) -> np.ndarray:
@@ -88,13 +174,35 @@ def replay(strategy, runs, truth: dict, measure: str, step: int | None):
         if s.stopping.fires and stop_at is None:
             stop_at = len(judged_so_far)
             if isinstance(strategy, BoundDriven):
-                break
+                break  # it proposes nothing once every pair is settled
     return {"right": right_since, "stop": stop_at, "wrong": wrong_checks / max(checks, 1),
             "settled_wrong": settled_wrong, "judged": len(judged_so_far)}
 
 
 def measure_key(measure: str):
     return judged.parse(measure)
+
+
+def one_collection(c: int, args) -> tuple[int, dict[str, dict]]:
+    """Every strategy replayed on collection ``c``, the proof set and the floor."""
+    runs, truth = collection(c, args.queries, args.docs, args.systems, args.depth)
+    pool = [(qid, docid) for qid, docs in truth.items() for docid in docs]
+    depth = DepthOrder(runs, pool)
+    strategies = [(depth, args.queries), (MoveToFront(runs, pool), args.queries),
+                  (MaxMeanBandit(runs, pool), args.queries),
+                  (BoundDriven(runs, args.measure, pool, range(4), batch=args.batch), None),
+                  (Oracle(truth, runs, args.measure, pool, range(4), batch=args.batch), None)]
+    found: dict[str, dict] = {}
+    for strategy, step in strategies:
+        start = time.perf_counter()
+        found[strategy.name] = replay(strategy, runs, truth, args.measure, step)
+        found[strategy.name]["seconds"] = round(time.perf_counter() - start, 1)
+        print(f"collection {c} {strategy.name}: {found[strategy.name]}", flush=True)
+    start = time.perf_counter()
+    found["proof set"] = {"stop": proof_set(runs, truth, args.measure), "seconds": time.perf_counter() - start}
+    found["floor"] = {"stop": proof_floor(runs, truth, args.measure, range(4)).judgments}
+    print(f"collection {c}: proof set {found['proof set']}, floor {found['floor']}", flush=True)
+    return depth.depth_pool(args.depth), found
 
 
 def main() -> None:
@@ -106,35 +214,32 @@ def main() -> None:
     parser.add_argument("--depth", type=int, default=20)
     parser.add_argument("--measure", default="nDCG@10")
     parser.add_argument("--batch", type=int, default=5, help="documents per bound-driven step (one query)")
+    parser.add_argument("--jobs", type=int, default=1, help="collections replayed at once")
     args = parser.parse_args()
+    with ProcessPoolExecutor(args.jobs) as workers:
+        done = list(workers.map(one_collection, range(args.collections), [args] * args.collections))
+    pools = [size for size, _ in done]
     rows: dict[str, list[dict]] = {}
-    pools = []
-    for c in range(args.collections):
-        runs, truth = collection(c, args.queries, args.docs, args.systems, args.depth)
-        pool = [(qid, docid) for qid, docs in truth.items() for docid in docs]
-        depth = DepthOrder(runs, pool)
-        pools.append(depth.depth_pool(args.depth))
-        strategies = [(depth, args.queries), (MoveToFront(runs, pool), args.queries),
-                      (MaxMeanBandit(runs, pool), args.queries),
-                      (BoundDriven(runs, args.measure, pool, range(4), batch=args.batch), None)]
-        for strategy, step in strategies:
-            start = time.perf_counter()
-            found = replay(strategy, runs, truth, args.measure, step)
-            found["seconds"] = time.perf_counter() - start
-            rows.setdefault(strategy.name, []).append(found)
-            print(f"collection {c} {strategy.name}: {found}", flush=True)
+    for _, found in done:
+        for name, result in found.items():
+            rows.setdefault(name, []).append(result)
     depth20 = float(np.median(pools))
     print(f"\n{args.collections} collections x {args.queries} queries, {args.systems} systems, depth {args.depth}; "
-          f"median depth-{args.depth} pool {depth20:.0f} judgments ({args.measure})\n")
+          f"median depth-{args.depth} pool {depth20:.0f} judgments ({args.measure}); per collection: "
+          f"depth-{args.depth} pool {pools}, " + ", ".join(f"{name} {[r['stop'] for r in found]}"
+                                                         for name, found in rows.items()) + "\n")
     print("| strategy | judgments until the order is right (share of depth-k pool) | until the stopping rule fires |"
           " checkpoints with a wrong order | settled pairs ever wrong |")
     print("|---|---|---|---|---|")
     for name, found in rows.items():
-        right = [f["right"] for f in found if f["right"] is not None]
         stop = [f["stop"] for f in found if f["stop"] is not None]
-        cell_right = f"{np.median(right):.0f} ({np.median(right) / depth20:.0%})" if right else "never"
         fired = "" if len(stop) == len(found) else f", fired in {len(stop)} of {len(found)}"
         cell_stop = f"{np.median(stop):.0f} ({np.median(stop) / depth20:.0%}){fired}" if stop else "never"
+        if "right" not in found[0]:
+            print(f"| {name} | | {cell_stop} | | |")
+            continue
+        right = [f["right"] for f in found if f["right"] is not None]
+        cell_right = f"{np.median(right):.0f} ({np.median(right) / depth20:.0%})" if right else "never"
         wrong = np.mean([f["wrong"] for f in found])
         print(f"| {name} | {cell_right} | {cell_stop} | {wrong:.0%} | {sum(f['settled_wrong'] for f in found)} |")
 

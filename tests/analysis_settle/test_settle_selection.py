@@ -108,3 +108,14 @@ def test_bound_driven_batches_one_query_and_stops_when_everything_is_settled():
         judged_so_far.update({pair: truth[pair] for pair in proposed})
     assert greedy.settlement(judged_so_far).stopping.fires
     assert greedy.propose(judged_so_far) == []
+
+
+def test_bound_driven_weighs_each_grade_by_its_frequency_among_the_judgments_plus_one():
+    runs = _two_runs()
+    pool = [("q1", d) for d in "abcd"] + [("q2", d) for d in "efg"]
+    greedy = BoundDriven(runs, "nDCG@3", pool, grades=range(3))
+    judged_so_far = {("q1", "a"): 2, ("q1", "b"): 0}
+    chances = greedy.chances(greedy.settlement(judged_so_far), judged_so_far)
+    # grades 0, 1, 2 seen 1, 0, 1 times: (1 + 1, 0 + 1, 1 + 1) / 5, the same for every unjudged document
+    assert [c.shape for c in chances] == [(2, 3), (3, 3)]
+    assert all(np.allclose(row, [0.4, 0.2, 0.4]) for c in chances for row in c)

@@ -218,6 +218,16 @@ class BoundDriven:
         return settle(self.runs, Qrels.from_dict(nested), self.measure, pool=self.pool, grades=self.grades,
                       samples=0, count_matter=False)
 
+    def chances(self, s: Settlement, judged: Judged) -> list[np.ndarray]:
+        """Per query of ``s``, (documents x grades): each unjudged document's chance of each grade.
+
+        Here every document gets the grades' frequency among the judgments so
+        far, each count plus one; a strategy that knows more about a document
+        (the simulation's oracle knows its grade) overrides this.
+        """
+        probabilities = grade_probabilities(s.data, list(judged.values()))
+        return [np.broadcast_to(probabilities, (len(docs), len(probabilities))) for docs in s.data.pool]
+
     def propose(self, judged: Judged, n: int | None = None) -> list[tuple[str, str]]:
         """Up to ``batch`` documents (or ``n``) of the query whose best documents can shrink the open bounds most."""
         s = self.settlement(judged)
@@ -225,7 +235,7 @@ class BoundDriven:
         if not pairs:
             return []
         size = self.batch if n is None else n
-        probabilities = grade_probabilities(s.data, list(judged.values()))
+        chances = self.chances(s, judged)
         signature = tuple((p.a, p.b) for p in pairs)
         best: tuple[float, list[tuple[str, str]]] | None = None
         for q, qid in enumerate(s.data.qids):
@@ -235,7 +245,7 @@ class BoundDriven:
             key = (qid, docs, signature)
             if key not in self._effects:
                 self._effects[key] = grade_effects(s.data, pairs, q)
-            scores = self._effects[key] @ probabilities
+            scores = (self._effects[key] * chances[q]).sum(axis=1)
             top = np.argsort(-scores, kind="stable")[:size]
             top = top[scores[top] > MOVE]
             total = float(scores[top].sum())
