@@ -135,6 +135,7 @@ def test_a_lost_connection_shows_the_grade_unsaved_and_a_retry_stores_it_once(se
         events = [e for pair in store.queue("bob", pending_only=False) if pair.qid == "q02"
                   for e in store.history(pair.qid, pair.docid) if e.assessor == "bob"]
     assert [(e.kind, e.grade) for e in events] == [("grade", 2)]  # sent twice (aborted, retried), stored once
+    expect(page.locator("#current-label")).to_have_text("Not judged yet.")  # keys count once the next pair is shown
     page.context.set_offline(True)
     page.keyboard.press("0")
     expect(page.locator("#save-state")).to_have_attribute("data-state", "unsaved")

@@ -43,21 +43,29 @@ def _title(db, docid: str) -> str:
     return document.title if document and document.title else docid
 
 
-def test_the_page_shows_next_the_pair_the_re_ranked_order_puts_first(served, browser):
+@pytest.fixture
+def page(browser, served):
+    """alice logged in on a fresh context's grading page, every console and page error collected."""
+    base, _ = served
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(TIMEOUT_MS)
+    opened.errors = []
+    opened.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+    opened.on("pageerror", lambda e: opened.errors.append(str(e)))
+    opened.goto(f"{base}/grade")
+    opened.fill("#name", "alice")
+    opened.fill("#password", PASSWORDS["alice"])
+    opened.click("button[type=submit]")
+    opened.wait_for_url(f"{base}/grade")
+    yield opened
+    context.close()
+
+
+def test_the_page_shows_next_the_pair_the_re_ranked_order_puts_first(served, page):
     from playwright.sync_api import expect
 
-    base, db = served
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    page.set_default_timeout(TIMEOUT_MS)
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(f"{base}/grade")
-    page.fill("#name", "alice")
-    page.fill("#password", PASSWORDS["alice"])
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{base}/grade")
+    _, db = served
     grades = true_grades()
     pending, ranked = _order(db)
     total = len(pending)  # nothing is labelled yet
@@ -81,5 +89,60 @@ def test_the_page_shows_next_the_pair_the_re_ranked_order_puts_first(served, bro
     with Store.open(str(db)) as store:
         stored = [(e.qid, e.docid, e.grade) for e in store.current(assessors=["alice"])]
     assert sorted(stored) == sorted((q, d, g) for (q, d), g in graded)  # each graded once, none other
-    assert errors == []
-    context.close()
+    assert page.errors == []
+
+
+def _asks_next(url: str) -> bool:
+    return "/api/queue?" in url and "after=" in url
+
+
+def _hold_next_queue(page) -> list:
+    """Hold the page's queue requests that ask for the next pair (``after=``) until released; returns the held.
+
+    Returns once Chromium is seen applying the route (HEAD probes answered by it), as test_browser does.
+    """
+    held, probes = [], []
+
+    def route(request_route) -> None:
+        if request_route.request.method == "HEAD":
+            probes.append(request_route)
+            request_route.fulfill(status=204)
+        else:
+            held.append(request_route)
+
+    page.route(_asks_next, route)
+    for _ in range(50):
+        page.evaluate("fetch('/api/queue?after=1', {method: 'HEAD'}).catch(() => null)")
+        if probes:
+            return held
+    raise AssertionError("the route for /api/queue?after= never applied")
+
+
+def test_keys_wait_for_the_next_pair_and_an_undo_meanwhile_stays_on_the_pair(served, page):
+    from playwright.sync_api import expect
+
+    _, db = served
+    _, ranked = _order(db)
+    first = ranked[0]
+    expect(page.locator("#doc-title")).to_have_text(_title(db, first[1]))
+    held = _hold_next_queue(page)
+    page.keyboard.press("1")
+    expect(page.locator("#save-state")).to_have_text("Saved.")
+    for _ in range(100):  # the page asks for the next pair, and the route holds the request
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held
+    page.keyboard.press("2")  # while the next pair is on its way: would grade the pair just graded
+    page.keyboard.press("u")  # undo the grade before the next pair arrives
+    expect(page.locator("#save-state")).to_have_text("Undone.")
+    for request_route in held:
+        request_route.continue_()
+    page.unroute(_asks_next)
+    expect(page.locator("#current-label")).to_have_text("Not judged yet.")
+    page.wait_for_timeout(300)  # the held answer has come back: the page stays on the pair undone
+    assert page.text_content("#doc-title") == _title(db, first[1])
+    with Store.open(str(db)) as store:
+        events = [(e.kind, e.grade) for e in store.history(*first) if e.assessor == "alice"]
+    assert events == [("grade", 1), ("undo", None)]  # the 2 pressed meanwhile graded nothing
+    assert page.errors == []

@@ -182,6 +182,7 @@
     undoable.push(write.target);
     progress();
     if (at === index) {
+      paintLabel(data.judgment); // the pair stays on screen, graded, until the next one arrives
       advance(write.target.position);
     } else {
       refresh(null);
@@ -221,8 +222,8 @@
     advancing = true;
     try {
       const data = await refresh(graded);
-      if (onScreen() !== graded && index !== -1) {
-        return; // the assessor moved (N or P) while the queue was on its way
+      if (index !== -1 && (onScreen() !== graded || !queue[index].label)) {
+        return; // the assessor moved (N or P), or undid the grade (U), while the queue was on its way
       }
       let next;
       if (data) {
@@ -296,16 +297,19 @@
     $("doc-title").textContent = pair.document.title || pair.docid;
     $("doc-text").textContent = pair.document.text || "";
     $("doc-url").textContent = pair.document.url || "";
-    const label = entry.label;
+    paintLabel(entry.label);
+    $("note").value = "";
+    $("reason").value = "";
+    $("cannot-form").hidden = true;
+    prefetch(i + 1);
+  }
+
+  function paintLabel(label) {
     for (const button of gradeButtons) {
       const chosen = Boolean(label && label.kind === "grade" && label.grade === Number(button.dataset.grade));
       button.setAttribute("aria-pressed", String(chosen));
     }
     $("current-label").textContent = describe(label);
-    $("note").value = "";
-    $("reason").value = "";
-    $("cannot-form").hidden = true;
-    prefetch(i + 1);
   }
 
   async function prefetch(i) {
