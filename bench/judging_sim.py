@@ -139,6 +139,9 @@ def proof_set(runs, truth: dict, measure: str) -> int:
             low, high = new_low, new_high
         else:
             judged_now[qid][docid] = grade
+    kept = {qid: {d: judged_now[qid].get(d, -1) for d in docs} for qid, docs in truth.items()}
+    if not settle(runs, kept, measure, pool=pool, grades=domain, samples=0, count_matter=False).stopping.fires:
+        raise SystemExit("proof_set: the pruned judgments do not settle every pair (a per-query range drifted)")
     return sum(len(docs) for docs in judged_now.values())
 
 
