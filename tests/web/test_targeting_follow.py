@@ -193,5 +193,5 @@ def test_targeting_a_pool_that_does_not_exist_or_without_a_measure_is_refused(st
     assert missing.status_code == 404 and missing.json()["error"]["message"] == "there is no pool 'nowhere'"
     blank = lena.post_form("/lead/targets", {"pool": "default", "measure": "  "})
     assert blank.status_code == 422
-    assert blank.json()["error"]["message"] == "measure is required: an nDCG measure such as nDCG@10, or off"
+    assert blank.json()["error"]["message"] == "measure is required: a measure such as nDCG@10, or off"
     assert store.targets() == {} and Worklist(store).target_log("default") == []

@@ -121,16 +121,17 @@ def _number(form: FormData, name: str, kind: type):
 @router.post("/lead/targets")
 def set_target(request: Request, user: _LeadPost, pool: str = Form(max_length=512),
                measure: str = Form(max_length=200)) -> Response:
-    """Target the effort on an nDCG measure, change it, or stop targeting it (``off``); ``Store.set_target``.
+    """Target the effort on a measure, change it, or stop targeting it (``off``); ``Store.set_target``.
 
-    A measure the store refuses (not nDCG, a cutoff deeper than the pool, ...)
-    answers 422 with the store's reason; the setting joins the effort's log.
+    A measure the store refuses (one settle has no exact bounds for, a cutoff
+    deeper than the pool, ...) answers 422 with the store's reason; a setting
+    made joins the effort's log.
     """
     state = request.app.state
     if pool not in state.worklist.pools():
         raise ApiError(404, "not_found", f"there is no pool {pool!r}")
     if not measure.strip():
-        raise ApiError(422, "invalid", "measure is required: an nDCG measure such as nDCG@10, or off")
+        raise ApiError(422, "invalid", "measure is required: a measure such as nDCG@10, or off")
     state.store.set_target(pool, measure.strip())
     return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
 
