@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
-from judged.engine.evaluate import evaluate, view_key
+from judged.engine.evaluate import evaluate
+from judged.engine.kernels import view_key
 from judged.engine.ranking import build_view
 from judged.engine.view import RankedView
 from judged.errors import InputError, JudgedError, UsageError

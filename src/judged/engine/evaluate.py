@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judged.engine.kernels import kernel_values, view_key
 from judged.engine.provenance import input_record, provenance_record
 from judged.engine.ranking import build_view
 from judged.engine.result import MeasureCounts, Result
@@ -25,7 +26,7 @@ from judged.errors import NoJudgedQueriesError, UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures import parse
-from judged.measures.conventions import MISSING_POLICIES, tie_order
+from judged.measures.conventions import MISSING_POLICIES
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 
@@ -78,11 +79,6 @@ def reported_queries(view: RankedView) -> np.ndarray:
     """Indices of the view's judged queries in byte order of qid: the queries a Result reports, in its order."""
     judged_queries = np.flatnonzero(~view.run_only)
     return judged_queries[np.argsort(np.array(view.qids, dtype=object)[judged_queries], kind="stable")]
-
-
-def view_key(measure: Measure) -> str:
-    """The ranking a measure reads: ``average`` shares ``trec``'s order, every other tie rule has its own."""
-    return tie_order(measure.ties)
 
 
 def _apply_policies(raw: np.ndarray, missing_mask: np.ndarray, measure: Measure, missing: str):
@@ -176,7 +172,7 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
             views[key] = build_view(run, qrels, key, depth)
     base = views[view_key(measures[0])]
     reported = reported_queries(base)
-    raw = {m: np.asarray(m.family.kernel(views[view_key(m)], m), dtype=np.float64)[reported] for m in measures}
+    raw = kernel_values(views, measures, reported)
     coverage = {}
     for key, cutoff in coverage_keys(measures):
         view = views[key]
