@@ -40,8 +40,8 @@ from judged.analysis.bounds import BOUND_TIES
 from judged.analysis.joint_families import FAMILIES, JointFamily, refusal
 from judged.analysis.settle_search import (
     Problems,
-    cut_fixed,
-    cut_range,
+    count_fixed,
+    count_range,
     first_fixed,
     first_range,
     linear_fixed,
@@ -81,9 +81,9 @@ class JointPool:
     ``alpha[r, q]`` is run r's value from judged documents (the sum of their
     gains times their weights; for the ``first`` shape the weight of its first
     relevant judged document); ``discount[q][r, i]`` the weight at which run r
-    ranks ``pool[q][i]`` in its top k (0 when it does not); for a ``ratio``,
-    ``counts[q, t]`` the judged documents with gain >= ``tau[t]`` (empty
-    otherwise).
+    ranks ``pool[q][i]`` in its top k (0 when it does not); for a ``ratio`` or
+    a ``count``, ``counts[q, t]`` the judged documents with gain >= ``tau[t]``
+    (empty otherwise; a count's single threshold is relevance).
     """
 
     measure: Measure
@@ -97,10 +97,10 @@ class JointPool:
     alpha: np.ndarray
     pool: tuple[tuple[str, ...], ...]
     discount: tuple[np.ndarray, ...]
-    #: the ``cut`` shape (R-prec) only, per query: each run's 0-based rank of each pooled document (inf when it
-    #: does not rank it), and its count of judged relevant documents above each rank 0..R_0 + pooled
+    #: the ``count`` shape (R, R-prec) only, per query: each run's 0-based rank of each pooled document (inf when
+    #: it does not rank it), and each run's sorted ranks of its judged relevant documents
     ranks: tuple[np.ndarray, ...] = ()
-    judged_hits: tuple[np.ndarray, ...] = ()
+    judged_ranks: tuple[tuple[np.ndarray, ...], ...] = ()
 
     @property
     def unjudged(self) -> int:
@@ -129,8 +129,8 @@ class JointPool:
             return first_range(a, c, b, d, n, self.values)
         lo, hi = np.empty(len(n)), np.empty(len(n))
         for q in range(len(n)):
-            lo[q], hi[q] = cut_range(self.judged_hits[q], self.ranks[q], weights, self.relevant(q), empty,
-                                     self.values)
+            lo[q], hi[q] = count_range(self.judged_ranks[q], self.ranks[q], weights, self.relevant(q),
+                                       self.count_cutoff, empty, self.values)
         return lo, hi
 
     def fixed_ranges(self, weights: np.ndarray, empty: float,
@@ -148,9 +148,9 @@ class JointPool:
         elif shape == "linear":
             lo, hi = linear_fixed(float(weights @ self.alpha[:, query]), weights @ self.discount[query], self.values,
                                   self.grade_gains)
-        elif shape == "cut":
-            lo, hi = cut_fixed(self.judged_hits[query], self.ranks[query], weights, self.relevant(query), empty,
-                               self.values, self.grade_gains)
+        elif shape == "count":
+            lo, hi = count_fixed(self.judged_ranks[query], self.ranks[query], weights, self.relevant(query),
+                                 self.count_cutoff, empty, self.values, self.grade_gains)
         else:
             one = np.array([docs])
             (a, c), (b, d) = (self._side(weights, sign, one, query) for sign in (1, -1))
@@ -158,7 +158,7 @@ class JointPool:
         return lo, hi, doc, grade
 
     def relevant(self, query: int) -> int:
-        """The judged relevant documents of ``query`` (R-prec's R before any assignment)."""
+        """The judged relevant documents of ``query`` (R before any assignment: R@k's and R-prec's)."""
         return int(self.counts[query, 0]) if self.counts.shape[1] else 0
 
     def _coef(self, weights: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -192,7 +192,7 @@ class JointPool:
         """
         n = np.array([len(docs) for docs in self.pool], dtype=np.int64)
         return Problems(weights @ self.alpha, self._coef(weights, n), n, self.counts, np.full(len(n), empty), self.tau,
-                        self.values, self.cutoff, self.ideal)
+                        self.values, self.cutoff)
 
     def fixed(self, weights: np.ndarray, empty: float, query: int) -> tuple[Problems, np.ndarray, np.ndarray]:
         """One problem for every (document of ``query``'s pool, grade): that document judged at that grade.
@@ -211,19 +211,18 @@ class JointPool:
         counts = self.counts[query][None, :] + (gain[:, None] >= self.tau[None, :])
         rows = len(doc)
         return (Problems(alpha, coef, np.full(rows, docs - 1, dtype=np.int64), counts.astype(np.int64),
-                         np.full(rows, empty), self.tau, self.values, self.cutoff, self.ideal), doc, grade)
-
-    @property
-    def ideal(self):
-        """The normaliser of a ratio: ``dcg`` or ``count``."""
-        return self.family.ideal or "dcg"
+                         np.full(rows, empty), self.tau, self.values, self.cutoff), doc, grade)
 
     @property
     def cutoff(self) -> int:
-        """The normaliser's cutoff: the measure's for the ideal DCG, none (-1) for a count."""
-        if self.measure.cutoff is None or self.ideal == "count":
-            return -1
-        return int(self.measure.cutoff)
+        return -1 if self.measure.cutoff is None else int(self.measure.cutoff)
+
+    @property
+    def count_cutoff(self) -> float | None:
+        """A ``count``'s cutoff: None when it is R (R-prec), else the measure's (inf for none)."""
+        if self.family.moving_cut:
+            return None
+        return float("inf") if self.measure.cutoff is None else float(self.measure.cutoff)
 
     def restrict(self, keep: np.ndarray) -> JointPool:
         """The same data for the queries at ``keep`` only."""
@@ -231,7 +230,7 @@ class JointPool:
                        alpha=self.alpha[:, keep], pool=tuple(self.pool[q] for q in keep),
                        discount=tuple(self.discount[q] for q in keep),
                        ranks=tuple(self.ranks[q] for q in keep) if self.ranks else (),
-                       judged_hits=tuple(self.judged_hits[q] for q in keep) if self.judged_hits else ())
+                       judged_ranks=tuple(self.judged_ranks[q] for q in keep) if self.judged_ranks else ())
 
 
 def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tuple[int, ...],
@@ -287,35 +286,33 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
                     discount[q][r, slot[q][docid]] = w
 
     judged_gains = [np.maximum(np.array(list(judged_gain[q].values()), dtype=np.float64), 0) for q in range(len(qids))]
-    normalised = family.shape in ("ratio", "cut")
+    normalised = family.shape in ("ratio", "count")
     tau = np.unique(np.concatenate([values, *judged_gains])) if normalised else np.zeros(0)
     tau = tau[tau > 0]
     counts = np.array([[int((g >= t).sum()) for t in tau] for g in judged_gains], dtype=np.int64)
     counts = counts.reshape(len(qids), len(tau))
-    ranks, hits = _cut_data(ranked, judged_gain, slot, counts) if family.shape == "cut" else ((), ())
+    ranks, hits = _count_data(ranked, judged_gain, slot) if family.shape == "count" else ((), ())
     return JointPool(measure, tuple(run.name for run in runs), qids, grades, grade_gains, values, tau, counts,
                      alpha, pooled, tuple(discount), ranks, hits)
 
 
-def _cut_data(ranked, judged_gain, slot, counts) -> tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]]:
-    """Per query, each run's rank of each pooled document and its judged relevant documents above each rank."""
-    ranks, hits = [], []
+def _count_data(ranked, judged_gain, slot) -> tuple[tuple[np.ndarray, ...], tuple[tuple[np.ndarray, ...], ...]]:
+    """Per query, each run's rank of each pooled document (inf: not ranked) and its judged relevant ranks, sorted."""
+    ranks, judged_ranks = [], []
     for q, places in enumerate(slot):
-        relevant = int(counts[q, 0]) if counts.shape[1] else 0
         where = np.full((len(ranked), len(places)), np.inf)
-        above = np.zeros((len(ranked), relevant + len(places) + 1), dtype=np.int64)
+        found: list[np.ndarray] = []
         for r, lists in enumerate(ranked):
-            found = []
+            relevant = []
             for docid, rank in lists.get(q, ()):
                 if docid in places:
                     where[r, places[docid]] = rank
                 elif judged_gain[q].get(docid, 0) > 0:
-                    found.append(rank)
-            above[r] = np.searchsorted(np.sort(found), np.arange(above.shape[1]), side="left")
+                    relevant.append(rank)
+            found.append(np.array(sorted(relevant), dtype=np.float64))
         ranks.append(where)
-        hits.append(above)
-    return tuple(ranks), tuple(hits)
-
+        judged_ranks.append(tuple(found))
+    return tuple(ranks), tuple(judged_ranks)
 
 def _top(run: Run, qrels: Qrels, measure: Measure, index: dict[str, int], depth: int | None):
     """Per judged query (by index): the run's (docid, 0-based rank) down to ``depth`` (all when None)."""

@@ -9,15 +9,14 @@ give. Four shapes cover them, each with its exact algorithm
 * ``linear``: ``a_r + sum_u w_r(u) x_u``. DCG@k (w the log2 discount, x the
   gain), P@k (w = 1/k, or 1/retrieved without a cutoff; x = 1 when the grade
   is >= rel), RBP (w = (1-p) p^(rank-1), x = gain / gain(max_rel)).
-* ``ratio``: ``(a_r + sum_u w_r(u) x_u) / I(x)``, the normaliser I shared by
-  every run: nDCG@k (I the ideal DCG at k of the judged and assigned gains),
-  R@k (I the number of relevant documents, judged or assigned).
+* ``ratio``: ``(a_r + sum_u w_r(u) x_u) / I(x)``, the ideal DCG at k of the
+  judged and assigned gains shared by every run: nDCG@k.
 * ``first``: ``max(a_r, max over relevant u of w_r(u))``, the weight of the
   first relevant document: RR (w = 1/rank), Success@k (w = 1).
-* ``cut``: precision at rank R, R the number of relevant documents (judged
-  or assigned), which moves with the grades: R-prec. Its data are each run's
-  ranks of the pooled documents and counts of judged relevant ones, not
-  weights.
+* ``count``: the relevant documents in the top c over R, the number of
+  relevant documents (judged or assigned): R@k (c = k) and R-prec (c = R,
+  which moves with the grades). Its data are each run's ranks of the pooled
+  documents and of the judged relevant ones, not weights.
 
 Every other family is refused with its reason (:func:`refusal`).
 
@@ -40,7 +39,7 @@ from judged.errors import UsageError
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
 
-Shape = Literal["linear", "ratio", "first", "cut"]
+Shape = Literal["linear", "ratio", "first", "count"]
 
 
 @dataclass(frozen=True)
@@ -51,14 +50,14 @@ class JointFamily:
     rank inside the cutoff (``retrieved``: how many documents the run returned
     for the query); ``grade_gain(measure, grades)`` the gain of each grade, for
     judged documents and for the grades an unjudged one may take alike;
-    ``ideal`` the normaliser of a ``ratio``: the ideal DCG at the cutoff, or the
-    count of relevant documents.
+    ``moving_cut`` says that a ``count``'s cutoff is R itself (R-prec), not the
+    measure's.
     """
 
     shape: Shape
     rank_weight: Callable[[Measure, np.ndarray, int], np.ndarray]
     grade_gain: Callable[[Measure, np.ndarray], np.ndarray]
-    ideal: Literal["dcg", "count"] | None = None
+    moving_cut: bool = False
 
 
 def _discount(measure: Measure, ranks: np.ndarray, retrieved: int) -> np.ndarray:
@@ -105,14 +104,14 @@ def _scaled(measure: Measure, grades: np.ndarray) -> np.ndarray:
 
 #: The families with exact joint bounds, by name.
 FAMILIES: dict[str, JointFamily] = {
-    "nDCG": JointFamily("ratio", _discount, _graded, "dcg"),
-    "R": JointFamily("ratio", _one, _relevant, "count"),
+    "nDCG": JointFamily("ratio", _discount, _graded),
+    "R": JointFamily("count", _one, _relevant),
     "DCG": JointFamily("linear", _discount, _graded),
     "P": JointFamily("linear", _per_rank, _relevant),
     "RBP": JointFamily("linear", _persistence, _scaled),
     "RR": JointFamily("first", _reciprocal, _relevant),
     "Success": JointFamily("first", _one, _relevant),
-    "Rprec": JointFamily("cut", _one, _relevant),
+    "Rprec": JointFamily("count", _one, _relevant, moving_cut=True),
 }
 
 _ADAPTIVE = ("a document's weight depends on the gains ranked above it, so no assignment of one document can be "

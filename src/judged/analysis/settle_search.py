@@ -1,19 +1,18 @@
 """The optimisation behind :mod:`judged.analysis.settle`: exact extremes of each shape of objective over grades.
 
-The shapes are those of :mod:`judged.analysis.joint_families`: a ratio
-(nDCG, R), solved here by :func:`ratio_range`; a linear objective (DCG, P,
-RBP), by :func:`linear_range`; the weight of the first relevant document
-(RR, Success), by :func:`first_range`; precision at a cutoff that moves
-with the grades (R-prec), by :func:`cut_range`. docs/settle.md proves each
-exact.
+The shapes are those of :mod:`judged.analysis.joint_families`: nDCG's ratio
+over the ideal DCG, solved here by :func:`ratio_range`; a linear objective
+(DCG, P, RBP), by :func:`linear_range`; the weight of the first relevant
+document (RR, Success), by :func:`first_range`; the relevant documents in a
+top cutoff over the number of relevant documents (R, R-prec), by
+:func:`count_range`. docs/settle.md proves each exact.
 
 **Ratio.** One *problem* is one query and one objective: ``n`` unjudged documents take
 gains ``x_i`` from the levels ``v_1 < ... < v_L``; the objective is
 
     f(x) = (a + sum_i c_i x_i) / I(x),
 
-with ``I`` the ideal DCG of the query's judged gains plus the ``x_i`` (or, for
-recall, their count: ``ideal="count"``), and
+with ``I`` the ideal DCG of the query's judged gains plus the ``x_i``, and
 ``c_i`` of any sign. One run's nDCG has ``c_i`` = the document's discount in
 its top k (0 outside it); the difference of two runs' nDCG has ``c_i`` = the
 difference of the two discounts, because both runs share the query's ideal:
@@ -29,8 +28,8 @@ reuses the layer-cake form of ``I`` that ``docs/bounds.md`` derives.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 import numpy as np
 
@@ -50,9 +49,7 @@ class Problems:
     ``coef`` is (problems x width), each row's first ``n`` entries used (any
     order); ``counts[:, t]`` is the number of judged documents with gain >=
     ``tau[t]`` (``tau``: every distinct positive gain of the levels and the
-    judgments, ascending); ``cutoff`` is -1 for no cutoff. ``ideal`` is ``dcg``
-    (the normaliser weighs rank i by its log2 discount, up to the cutoff) or
-    ``count`` (every rank weighs 1: the number of relevant documents).
+    judgments, ascending); ``cutoff`` is -1 for no cutoff.
     """
 
     alpha: np.ndarray
@@ -63,13 +60,12 @@ class Problems:
     tau: np.ndarray
     values: np.ndarray
     cutoff: int
-    ideal: Literal["dcg", "count"] = "dcg"
 
     def rows(self, index: np.ndarray) -> Problems:
         """The problems at ``index``, their coefficient matrix trimmed to the widest of them."""
         width = int(self.n[index].max(initial=0))
         return Problems(self.alpha[index], self.coef[index, :width], self.n[index], self.counts[index],
-                        self.empty[index], self.tau, self.values, self.cutoff, self.ideal)
+                        self.empty[index], self.tau, self.values, self.cutoff)
 
 
 def ratio_range(problems: Problems) -> tuple[np.ndarray, np.ndarray]:
@@ -94,7 +90,7 @@ def ratio_range(problems: Problems) -> tuple[np.ndarray, np.ndarray]:
         part = problems.rows(rows)
         hi[rows] = _maximum(part)
         negated = Problems(-part.alpha, -part.coef, part.n, part.counts, -part.empty, part.tau, part.values,
-                           part.cutoff, part.ideal)
+                           part.cutoff)
         lo[rows] = -_maximum(negated)
         start = stop
     return lo, hi
@@ -108,10 +104,10 @@ def _sorted_descending(coef: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(valid, ordered, 0.0)
 
 
-def _ideal_table(size: int, cutoff: int, ideal: str = "dcg") -> np.ndarray:
-    """``D[i]``: the normaliser of i gains of 1 (the first min(i, k) discounts; i itself for ``count``)."""
+def _ideal_table(size: int, cutoff: int) -> np.ndarray:
+    """``D[i]``: the ideal DCG of i gains of 1 (the first min(i, k) discounts)."""
     ranks = np.arange(size)
-    disc = discounts(ranks) if ideal == "dcg" else np.ones(size)
+    disc = discounts(ranks)
     if cutoff >= 0:
         disc = np.where(ranks < cutoff, disc, 0.0)
     return np.concatenate(([0.0], np.cumsum(disc)))
@@ -132,7 +128,7 @@ def _maximum(p: Problems) -> np.ndarray:
     valid = np.arange(width)[None, :] <= p.n[:, None]
     v = p.values.astype(np.float64)
     widths = np.diff(np.concatenate(([0.0], p.tau)))
-    table = _ideal_table(int(p.counts.max(initial=0)) + width + 1, p.cutoff, p.ideal)
+    table = _ideal_table(int(p.counts.max(initial=0)) + width + 1, p.cutoff)
     rows = np.arange(q)
 
     def term(t: int, extra: np.ndarray) -> np.ndarray:
@@ -313,82 +309,104 @@ def _without_self(values: np.ndarray, identity: float, better) -> np.ndarray:
 
 
 
-def cut_range(judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int, empty: float,
-              values: np.ndarray) -> tuple[float, float]:
-    """Exact (min, max) of one query's R-precision objective over the relevant sets S of its pooled documents.
 
-    The objective is ``(J(R) + sum_{i in S} c_i(R)) / R`` with
-    ``R = relevant + |S|``: ``judged[r, R]`` is run r's count of judged
-    relevant documents in its top R, ``J = weights @ judged``, and
-    ``c_i(R) = sum_r weights[r] [ranks[r, i] < R]`` (``ranks`` 0-based, inf
-    where a run does not rank the document); R = 0 scores ``empty``. For a
-    given size m of S the sum is largest (smallest) for the m documents of
-    largest (smallest) c_i(R), so the extremes are over the sizes ``values``
-    allows (any, when it has a relevant and a non-relevant gain), each with
-    its coefficients sorted.
 
-    >>> judged = np.array([[0, 1, 1, 1], [0, 0, 0, 1]])   # A: a judged relevant at rank 1; B: one at rank 3
-    >>> ranks = np.array([[1.0], [0.0]])                   # u: rank 2 in A, rank 1 in B
-    >>> cut_range(judged, ranks, np.array([1.0, -1.0]), 1, 0.0, np.array([0.0, 1.0]))
-    (0.5, 1.0)
+def count_range(judged: Sequence[np.ndarray], ranks: np.ndarray, weights: np.ndarray, relevant: int,
+                cutoff: float | None, empty: float, values: np.ndarray) -> tuple[float, float]:
+    """Exact (min, max) of one query's recall-shaped objective over the relevant sets S of its pooled documents.
 
-    (u not relevant: R = 1, A 1/1 - B 0/1 = 1; u relevant: R = 2, A 2/2 - B 1/2 = 0.5.)
+    With ``R = relevant + |S|`` the number of relevant documents and ``c`` the
+    cutoff (``cutoff``, inf for none; R itself when ``cutoff`` is None, as for
+    R-prec), the objective is ``(J(c) + sum_{i in S} w_i(c)) / R``:
+    ``J(c) = sum_r weights[r] |judged[r] < c|`` counts each run's judged
+    relevant documents above c (``judged[r]``: their 0-based ranks, sorted),
+    ``w_i(c) = sum_r weights[r] [ranks[r, i] < c]`` (``ranks`` inf where a run
+    does not rank the document); R = 0 scores ``empty``. For a given size m of
+    S, c and R are fixed and the sum is largest (smallest) for the m documents
+    of largest (smallest) w_i(c), so the extremes are over the sizes
+    ``values`` allows (any, when it has a relevant and a non-relevant gain),
+    each with its coefficients sorted.
+
+    >>> judged = [np.array([0]), np.array([2])]   # a, judged relevant: rank 1 in A, rank 3 in B
+    >>> ranks = np.array([[1.0], [0.0]])           # u: rank 2 in A, rank 1 in B
+    >>> args = (judged, ranks, np.array([1.0, -1.0]), 1)
+    >>> count_range(*args, None, 0.0, np.array([0.0, 1.0])), count_range(*args, 1.0, 0.0, np.array([0.0, 1.0]))
+    ((0.5, 1.0), (0.0, 1.0))
+
+    R-prec: u not relevant, R = 1 and A 1/1 - B 0/1 = 1; relevant, R = 2 and
+    A 2/2 - B 1/2 = 0.5. R@1: 1/1 - 0/1 = 1, or 1/2 - 1/2 = 0.
     """
-    t = _CutTables(judged, ranks, weights, relevant)
+    t = _CountTables(judged, ranks, weights, relevant, cutoff)
     sizes = t.sizes(values)
     lows = t.value(sizes, t.bottom[sizes, sizes], empty)
     highs = t.value(sizes, t.top[sizes, sizes], empty)
     return float(lows.min()), float(highs.max())
 
 
-def cut_fixed(judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int, empty: float,
-              values: np.ndarray, fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`cut_range` with document ``i`` at gain ``fixed[j]`` (1 relevant, 0 not), for every (i, j), i-major.
+def count_fixed(judged: Sequence[np.ndarray], ranks: np.ndarray, weights: np.ndarray, relevant: int,
+                cutoff: float | None, empty: float, values: np.ndarray,
+                fixed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`count_range` with document ``i`` at gain ``fixed[j]`` (1 relevant, 0 not), for every (i, j), i-major.
 
-    A document fixed relevant is in every S: its c_i(R) plus the m - 1 best
-    of the others; fixed non-relevant, in none: the m best of the others. The
+    A document fixed relevant is in every S: its w_i(c) plus the m - 1 best of
+    the others; fixed non-relevant, in none: the m best of the others. The
     best k of the others is the best k of all when i is not among them, else
-    the best k + 1 less c_i(R), so one sort per size serves every document.
+    the best k + 1 less w_i(c), so one sort per size serves every document.
     """
-    t = _CutTables(judged, ranks, weights, relevant)
+    t = _CountTables(judged, ranks, weights, relevant, cutoff)
     n = ranks.shape[1]
     m = np.arange(n + 1)
     free = bool((values == 0).any() and (values > 0).any())
-    k_in = np.maximum(m - 1, 0)
     rows_in = (m >= 1) if free else (m == n)
     rows_out = (m <= n - 1) if free else (m == 0)
-    out = {}
-    for name, prefix, position, pick in (("lo", t.bottom, t.ascending, np.min), ("hi", t.top, t.descending, np.max)):
-        inside = t.value(m, t.coef + t.excluding(prefix, position, k_in), empty)
-        outside = t.value(m, t.excluding(prefix, position, m), empty)
-        out[name] = (pick(np.where(rows_in[:, None], inside, _FILL[name]), axis=0),
-                     pick(np.where(rows_out[:, None], outside, _FILL[name]), axis=0))
+    ascending, descending = t.places()
+    ends = []
+    for prefix, place, pick, fill in ((t.bottom, ascending, np.min, np.inf), (t.top, descending, np.max, -np.inf)):
+        inside = t.value(m, t.coef + t.excluding(prefix, place, np.maximum(m - 1, 0)), empty)
+        outside = t.value(m, t.excluding(prefix, place, m), empty)
+        ends.append((pick(np.where(rows_in[:, None], inside, fill), axis=0),
+                     pick(np.where(rows_out[:, None], outside, fill), axis=0)))
     relevant_doc = np.tile(fixed > 0, n)
     doc = np.repeat(np.arange(n), len(fixed))
-    return (np.where(relevant_doc, out["lo"][0][doc], out["lo"][1][doc]),
-            np.where(relevant_doc, out["hi"][0][doc], out["hi"][1][doc]))
+    (lo_in, lo_out), (hi_in, hi_out) = ends
+    return np.where(relevant_doc, lo_in[doc], lo_out[doc]), np.where(relevant_doc, hi_in[doc], hi_out[doc])
 
 
-_FILL = {"lo": np.inf, "hi": -np.inf}
+class _CountTables:
+    """Per size m of S (rows): the coefficients w_i(c_m), their sorted prefix sums and each one's place in them.
 
+    With a fixed cutoff (R@k) every row is the same: it is computed and sorted once and broadcast.
+    """
 
-class _CutTables:
-    """Per size m of S (rows): the coefficients c_i(relevant + m), their sorted prefix sums and each one's place."""
-
-    def __init__(self, judged: np.ndarray, ranks: np.ndarray, weights: np.ndarray, relevant: int) -> None:
+    def __init__(self, judged: Sequence[np.ndarray], ranks: np.ndarray, weights: np.ndarray, relevant: int,
+                 cutoff: float | None) -> None:
         n = ranks.shape[1]
         self.n = n
-        self.cut = relevant + np.arange(n + 1)
-        self.base = weights @ judged[:, self.cut]
-        self.coef = np.zeros((n + 1, n))
-        for r in np.flatnonzero(weights):  # a run weighted 0 adds nothing
-            self.coef += weights[r] * (ranks[r][None, :] < self.cut[:, None])
-        zero = np.zeros((n + 1, 1))
-        down = np.argsort(-self.coef, axis=1, kind="stable")
-        up = np.argsort(self.coef, axis=1, kind="stable")
-        self.descending, self.ascending = np.argsort(down, axis=1), np.argsort(up, axis=1)
-        self.top = np.concatenate((zero, np.cumsum(np.take_along_axis(self.coef, down, axis=1), axis=1)), axis=1)
-        self.bottom = np.concatenate((zero, np.cumsum(np.take_along_axis(self.coef, up, axis=1), axis=1)), axis=1)
+        self.denominator = relevant + np.arange(n + 1)
+        cut = self.denominator.astype(np.float64) if cutoff is None else np.full(1, cutoff)
+        base = np.zeros(len(cut))
+        coef = np.zeros((len(cut), n))
+        for r in np.flatnonzero(weights).tolist():  # a run weighted 0 adds nothing
+            base += weights[r] * np.searchsorted(judged[r], cut, side="left")
+            coef += weights[r] * (ranks[r][None, :] < cut[:, None])
+        self._up = np.argsort(coef, axis=1, kind="stable")
+        ordered = np.take_along_axis(coef, self._up, axis=1)
+        zero = np.zeros((len(cut), 1))
+        shape = (n + 1, n)
+        self.base = np.broadcast_to(base, (n + 1,))
+        self.coef = np.broadcast_to(coef, shape)
+        self.bottom = np.broadcast_to(np.concatenate((zero, np.cumsum(ordered, axis=1)), axis=1), (n + 1, n + 1))
+        self.top = np.broadcast_to(np.concatenate((zero, np.cumsum(ordered[:, ::-1], axis=1)), axis=1),
+                                   (n + 1, n + 1))
+
+    def places(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each document's place in its row sorted ascending, and descending (the prefix sums' orders)."""
+        rows = np.arange(len(self._up))[:, None]
+        ascending, descending = np.empty_like(self._up), np.empty_like(self._up)
+        ascending[rows, self._up] = np.arange(self.n)
+        descending[rows, self._up[:, ::-1]] = np.arange(self.n)
+        shape = (self.n + 1, self.n)
+        return np.broadcast_to(ascending, shape), np.broadcast_to(descending, shape)
 
     def sizes(self, values: np.ndarray) -> np.ndarray:
         """The sizes S can have: any, or all documents when no grade is non-relevant, or none when none is relevant."""
@@ -399,16 +417,15 @@ class _CutTables:
             return every[:1]
         return every
 
-    def excluding(self, prefix: np.ndarray, position: np.ndarray, k: np.ndarray) -> np.ndarray:
+    def excluding(self, prefix: np.ndarray, place: np.ndarray, k: np.ndarray) -> np.ndarray:
         """(sizes x documents): the sum of the k (per size) best coefficients of the documents other than each one."""
         rows = np.arange(self.n + 1)[:, None]
         k = k[:, None]
-        return np.where(position >= k, prefix[rows, k], prefix[rows, np.minimum(k + 1, self.n)] - self.coef)
+        return np.where(place >= k, prefix[rows, k], prefix[rows, np.minimum(k + 1, self.n)] - self.coef)
 
     def value(self, sizes: np.ndarray, numerator: np.ndarray, empty: float) -> np.ndarray:
-        """``(J(R) + numerator) / R`` at R = relevant + size, ``empty`` where R = 0."""
-        cut = self.cut[sizes]
-        base = self.base[sizes]
+        """``(J(c) + numerator) / R`` at the given sizes, ``empty`` where R = 0."""
+        denominator, base = self.denominator[sizes], self.base[sizes]
         if numerator.ndim == 2:
-            cut, base = cut[:, None], base[:, None]
-        return np.where(cut > 0, (base + numerator) / np.maximum(cut, 1), empty)
+            denominator, base = denominator[:, None], base[:, None]
+        return np.where(denominator > 0, (base + numerator) / np.maximum(denominator, 1), empty)
