@@ -190,3 +190,24 @@ def test_refuses_each_family_it_cannot_bound_with_the_reason(examples, measure, 
     with pytest.raises(UsageError, match=message) as refused:
         settle(runs, examples / "qrels.txt", measure)
     assert "\n" not in str(refused.value)
+
+
+@pytest.mark.parametrize("measure", ["nDCG@10", "R@10", "DCG@10", "P@10", "RBP(p=0.8,max_rel=3)", "RR@10",
+                                     "Success@10", "Rprec"])
+@pytest.mark.parametrize("grade", [0, 3])
+def test_a_one_grade_domain_leaves_one_assignment(examples, measure, grade):
+    """Grades (0,): the range is the score with the pool unjudged; (3,): with every pooled document at 3."""
+    runs = [examples / "runs" / f"{n}.run" for n in ("bm25", "dense")]
+    qrels = judged.read_qrels(examples / "qrels.txt")
+    s = settle(runs, qrels, measure, grades=(grade,))
+    graded: dict[str, dict[str, int]] = {}
+    for qid, docid, judged_grade in qrels.frame.select("qid", "docid", "grade").iter_rows():
+        if judged_grade >= 0:
+            graded.setdefault(qid, {})[docid] = judged_grade
+    for q, qid in enumerate(s.qids):
+        graded[qid].update({docid: grade for docid in s.data.pool[q]} if grade else {})
+    scores = [judged.evaluate(run, graded, [measure]).aggregate[judged.parse(measure)] for run in runs]
+    for bound, score in zip(s.runs, scores):
+        assert (bound.minimum, bound.maximum) == (pytest.approx(score, abs=1e-12), pytest.approx(score, abs=1e-12))
+    assert s.pairs[0].minimum == pytest.approx(scores[0] - scores[1], abs=1e-12) == s.pairs[0].maximum
+    assert s.stopping.could_matter == 0  # no judgment can move a range that is a point
