@@ -338,8 +338,8 @@ class Store(TargetingMethods, AutomaticMethods):
     ) -> assignment.AssignmentReport:
         """Split a pool's unassigned pairs among assessors, with an overlap set (see :mod:`~judged.judgments.assign`).
 
-        ``target``: in the same transaction, target the effort on this nDCG
-        measure (``"off"``: stop targeting it), as :meth:`set_target` does.
+        ``target``: in the same transaction, target the effort on this measure
+        (one settle bounds exactly; ``"off"``: stop targeting it), as :meth:`set_target` does.
 
         >>> from judged import Run
         >>> store = Store.open("sqlite://")

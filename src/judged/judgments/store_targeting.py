@@ -1,4 +1,4 @@
-"""The store's methods for targeted efforts: target an effort on an nDCG measure, read its target.
+"""The store's methods for targeted efforts: target an effort on a measure settle bounds, read its target.
 
 What targeting computes is in :mod:`judged.judgments.targeting`. That module
 is loaded on use, inside each method, because it brings the analyses
@@ -28,7 +28,8 @@ class TargetingMethods(StoreBase):
     """:meth:`set_target`, :meth:`targets`, :meth:`target` and :meth:`label_state`, inherited by the store."""
 
     def set_target(self, pool: str, measure: str) -> None:
-        """Target the effort on ``pool`` on an nDCG ``measure``, or stop targeting it (``"off"``).
+        """Target the effort on ``pool`` on ``measure`` (nDCG@k, P@k, RR@k, ...: one :mod:`judged.analysis.settle`
+        bounds exactly, with a cutoff), or stop targeting it (``"off"``).
 
         Its assessors' queues then put first the pairs whose judging can
         settle the comparisons among the pool's runs. The target is computed
