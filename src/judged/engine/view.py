@@ -57,7 +57,8 @@ class Top:
         return values if self.whole else values[self.rows]
 
     def sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-query sums of ``values`` given one per selected row (in rank order, like trec_eval)."""
+        """Per-query sums of ``values`` given one per selected row (``np.add.reduceat``, pairwise within a long
+        segment; :func:`judged.measures.views.rank_order_sum` adds left to right where the bits must agree)."""
         out = np.zeros(len(self.counts), dtype=np.float64)
         nonempty = self.counts > 0
         if nonempty.any():

@@ -74,9 +74,10 @@ def tie_weights(view: RankedView, cutoff: int | None, unit: np.ndarray | None = 
 def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Per row, the sum of ``values`` over its query's rows up to and including it, added left to right.
 
-    Each query is added on its own in rank order, as trec_eval adds: queries of similar length are padded
-    into the rows of one matrix (longest first, a group closed once padding would pass four times its rows),
-    and each row is accumulated. So the sum of a query's rows never depends on the queries before it, and
+    Each query is added on its own in rank order, as trec_eval adds: in one pass in C, or without the
+    extension by padding queries of similar length into the rows of one matrix (longest first, a group
+    closed once padding would pass four times its rows) and accumulating each row, which adds the same terms
+    in the same order. So the sum of a query's rows never depends on the queries before it, and
     zeros between or after its terms change nothing: DCG and IDCG of the same gains at the same ranks are
     the same bits, and a ranking that is the ideal one followed by unjudged documents scores exactly 1.0.
 
@@ -85,7 +86,7 @@ def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
-    if _native is not None:  # one pass in C; the padded matrices below add the same terms in the same order
+    if _native is not None:
         return np.frombuffer(_native.running_sums(values, offsets), dtype=np.float64)
     lengths = np.diff(offsets)
     widest, count = int(lengths.max(initial=0)), len(lengths)
