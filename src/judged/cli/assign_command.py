@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from judged.cli.store_common import db_option, open_store, table
+from judged.errors import UsageError
 
 
 @click.command("assign")
@@ -18,8 +19,11 @@ from judged.cli.store_common import db_option, open_store, table
 @click.option("--target", metavar="MEASURE|off",
               help="Target the effort on this measure (any `judged settle` takes): queues put first the pairs whose "
                    "judging can settle the comparisons among the pool's runs, re-ranked as grades arrive; off stops.")
+@click.option("--by", metavar="NAME",
+              help="Who sets --target, kept in the effort's targeting log (as --adjudicator is with a decision). "
+                   "Default: not recorded, shown as unknown.")
 @db_option
-def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, target, db):
+def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, target, by, db):
     """Split the pool's unassigned pairs among the assessors.
 
     Each query goes whole to one assessor, except the overlap queries, which
@@ -28,15 +32,20 @@ def assign_command(assessors, overlap_queries, overlap_fraction, seed, pool, tar
 
     With --target, the assessors' queues are ordered by what judging each
     pair can still settle (docs/settle.md); `judged settle` and the lead's
-    effort page show the settled and open comparisons.
+    effort page show the settled and open comparisons, and the page's
+    targeting log says who set each target (--by).
 
     \b
     Example:
-      judged assign --assessor ana --assessor ben --overlap-fraction 0.3 --target nDCG@10
+      judged assign --assessor ana --assessor ben --overlap-fraction 0.3 --target nDCG@10 --by lead
     """
+    if by is not None and target is None:
+        raise UsageError("--by names who sets --target: give --target too.")
+    if by is not None and not by.strip():
+        raise UsageError("--by needs a name (who sets --target). Got an empty one.")
     with open_store(db) as store:
         report = store.assign(list(assessors), pool=pool, overlap_queries=overlap_queries,
-                              overlap_fraction=overlap_fraction, seed=seed, target=target)
+                              overlap_fraction=overlap_fraction, seed=seed, target=target, by=by)
         targeted = store.target(pool) if target not in (None, "off") else None
     if targeted is not None:
         click.echo(f"pool {pool}: targeted on {targeted.settlement.measure}; {targeted.settlement.stopping.statement}")

@@ -210,6 +210,7 @@ targeted_efforts = sa.Table(
     sa.Column("pool", sa.String, sa.ForeignKey("pools.name"), nullable=False),
     sa.Column("measure", sa.String),  #: None: targeting stopped
     _created(),
+    sa.Column("changed_by", sa.String),  #: who made the setting; None: not recorded (rows before 0007)
 )
 
 automatic_labels = sa.Table(

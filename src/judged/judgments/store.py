@@ -334,12 +334,12 @@ class Store(TargetingMethods, AutomaticMethods):
 
     def assign(
         self, assessors: Sequence[str], *, pool: str = "default", overlap_queries: int | None = None,
-        overlap_fraction: float | None = None, seed: int = 0, target: str | None = None,
+        overlap_fraction: float | None = None, seed: int = 0, target: str | None = None, by: str | None = None,
     ) -> assignment.AssignmentReport:
         """Split a pool's unassigned pairs among assessors, with an overlap set (see :mod:`~judged.judgments.assign`).
 
         ``target``: in the same transaction, target the effort on this measure
-        (one settle bounds exactly; ``"off"``: stop targeting it), as :meth:`set_target` does.
+        (one settle bounds exactly; ``"off"``: stop targeting it), as :meth:`set_target` does, ``by`` whom.
 
         >>> from judged import Run
         >>> store = Store.open("sqlite://")
@@ -357,7 +357,7 @@ class Store(TargetingMethods, AutomaticMethods):
             if target is not None:
                 from judged.judgments import targeting
 
-                targeting.set_target(connection, pool, target)
+                targeting.set_target(connection, pool, target, by)
             return report
 
     def queue(self, assessor: str, *, pending_only: bool = True, rejudge_older: bool = False) -> list[AssignedPair]:

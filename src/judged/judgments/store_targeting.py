@@ -27,18 +27,20 @@ if TYPE_CHECKING:
 class TargetingMethods(StoreBase):
     """:meth:`set_target`, :meth:`targets`, :meth:`target` and :meth:`label_state`, inherited by the store."""
 
-    def set_target(self, pool: str, measure: str) -> None:
+    def set_target(self, pool: str, measure: str, *, by: str | None = None) -> None:
         """Target the effort on ``pool`` on ``measure`` (nDCG@k, P@k, RR@k, ...: one :mod:`judged.analysis.settle`
         bounds exactly, with a cutoff), or stop targeting it (``"off"``).
 
         Its assessors' queues then put first the pairs whose judging can
         settle the comparisons among the pool's runs. The target is computed
-        once here, so a measure it cannot serve is refused now.
+        once here, so a measure it cannot serve is refused now. ``by``: who
+        makes the change, kept in the effort's targeting log (``None``: not
+        recorded, shown as unknown).
         """
         from judged.judgments import targeting
 
         with self._write() as connection:
-            targeting.set_target(connection, pool, measure)
+            targeting.set_target(connection, pool, measure, by)
 
     def targets(self) -> dict[str, str]:
         """Every targeted effort's pool and the measure it is targeted on."""

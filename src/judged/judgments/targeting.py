@@ -30,7 +30,7 @@ it changes with every judgment and adjudication event.
 Whether an effort is targeted, and on which measure, is stored in
 ``targeted_efforts`` (:func:`set_target`, :func:`targets`): a log of
 settings, the latest row of a pool in force, so when a queue's order started
-to follow a measure stays on record.
+to follow a measure, and who set it, stays on record.
 
 >>> from judged import Run
 >>> from judged.judgments import Store
@@ -160,9 +160,9 @@ def pooled_runs(connection: sa.Connection, pool: str, measure: Measure) -> list[
     return [Run.from_dict(dict(ranked[row.id]), name=row.run) for row in recorded]
 
 
-def set_target(connection: sa.Connection, pool: str, measure: str) -> None:
+def set_target(connection: sa.Connection, pool: str, measure: str, by: str | None = None) -> None:
     """Target the effort on ``pool`` on ``measure`` (computed once, so a measure it cannot serve is refused), or
-    stop targeting it (:data:`OFF`)."""
+    stop targeting it (:data:`OFF`); ``by``, who did (``None``: not recorded), goes in the log with it."""
     if measure == OFF:
         if pool not in targets(connection):
             raise UsageError(f"the effort on pool {pool!r} is not targeted, so there is no targeting to stop.")
@@ -171,7 +171,7 @@ def set_target(connection: sa.Connection, pool: str, measure: str) -> None:
         parsed = check_measure(parse(measure))
         target(connection, pool, parsed)
         stored = str(parsed)
-    connection.execute(sa.insert(t.targeted_efforts).values(pool=pool, measure=stored, created=now()))
+    connection.execute(sa.insert(t.targeted_efforts).values(pool=pool, measure=stored, created=now(), changed_by=by))
 
 
 def targets(connection: sa.Connection) -> dict[str, str]:

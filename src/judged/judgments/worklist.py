@@ -5,7 +5,7 @@ gathers what the grading page shows for one (the query, the document and the
 assessor's own current label) in one snapshot, and nothing about other
 assessors, runs, ranks or scores. The lead's views read a pool's assignments,
 the times at which each assessor labelled, for progress and pace, and the log
-of the effort's targeting settings.
+of the effort's targeting settings with who made each.
 
 >>> from judged.judgments import Store
 >>> store = Store.open("sqlite://")
@@ -54,10 +54,12 @@ class PoolAssignment:
 
 @dataclass(frozen=True)
 class TargetSetting:
-    """One row of an effort's targeting log: the measure its queues follow from ``created`` on (``None``: stopped)."""
+    """One row of an effort's targeting log: the measure its queues follow from ``created`` on (``None``: stopped),
+    and who set it (``changed_by``; ``None``: not recorded, as in every row written before revision 0007)."""
 
     measure: str | None
     created: dt.datetime
+    changed_by: str | None
 
 
 class Worklist:
@@ -128,6 +130,6 @@ class Worklist:
         """Every targeting setting of ``pool``'s effort, oldest first (the latest is in force)."""
         log = t.targeted_efforts
         with reading(self.engine) as connection:
-            rows = connection.execute(sa.select(log.c.measure, log.c.created).where(log.c.pool == pool)
-                                      .order_by(log.c.id))
-            return [TargetSetting(measure, as_utc(created)) for measure, created in rows]
+            rows = connection.execute(sa.select(log.c.measure, log.c.created, log.c.changed_by)
+                                      .where(log.c.pool == pool).order_by(log.c.id))
+            return [TargetSetting(measure, as_utc(created), by) for measure, created, by in rows]

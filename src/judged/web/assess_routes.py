@@ -67,26 +67,31 @@ def label_json(event: Judgment | None) -> dict | None:
             "note": event.note, "created": event.created.isoformat(timespec="seconds")}
 
 
-def _queue(request: Request, user: User, qid: str | None) -> list[dict]:
+def _queue(request: Request, user: User, qid: str | None) -> tuple[list[dict], int | None]:
+    """The assessor's pairs as ``/api/queue`` sends them, and the position of the one they labelled last.
+
+    The last is the pair whose label in force is the assessor's newest (an
+    undone label is not in force), among these pairs; ``None`` when none is labelled.
+    """
     store = request.app.state.store
     targets = request.app.state.targets
     labels = {(e.qid, e.docid): e for e in store.current(assessors=[user.name])}
     ahead = targets.ahead()
-    pairs = [
-        {"position": p.position, "qid": p.qid, "docid": p.docid, "label": label_json(labels.get((p.qid, p.docid))),
-         "ahead": (p.qid, p.docid) in ahead}
-        for p in targets.order(store.queue(user.name, pending_only=False))
-        if qid is None or p.qid == qid
-    ]
-    if qid is not None and not pairs:
+    shown = [p for p in targets.order(store.queue(user.name, pending_only=False)) if qid is None or p.qid == qid]
+    if qid is not None and not shown:
         raise ApiError(404, "not_found", f"query {qid!r} has no pairs in your queue")
-    return pairs
+    pairs = [{"position": p.position, "qid": p.qid, "docid": p.docid,
+              "label": label_json(labels.get((p.qid, p.docid))), "ahead": (p.qid, p.docid) in ahead}
+             for p in shown]
+    labelled = [p for p in shown if (p.qid, p.docid) in labels]
+    last = max(labelled, key=lambda p: labels[(p.qid, p.docid)].seq, default=None)
+    return pairs, None if last is None else last.position
 
 
 @router.get("/assess")
 def assess_page(request: Request, user: User = Depends(current_user)) -> Response:
     """The assessor's queries, in the order they are presented, with how many pairs of each are done."""
-    pairs = _queue(request, user, None)
+    pairs, _ = _queue(request, user, None)
     totals = Counter(p["qid"] for p in pairs)
     done = Counter(p["qid"] for p in pairs if p["label"] is not None)
     queries = {q.qid: q for q in request.app.state.store.queries()}
@@ -98,7 +103,7 @@ def assess_page(request: Request, user: User = Depends(current_user)) -> Respons
 @router.get("/grade")
 def grade_page(request: Request, qid: str | None = None, user: User = Depends(current_user)) -> Response:
     """The grading page: the rubric is drawn here, pairs are fetched by ``grade.js``."""
-    pairs = _queue(request, user, qid)
+    pairs, _ = _queue(request, user, qid)
     return render(request, "grade.html", {"rubric": request.app.state.store.rubric(), "qid": qid or "",
                                           "total": len(pairs)})
 
@@ -110,15 +115,22 @@ def queue_api(request: Request, qid: str | None = None,
     """The assessor's pairs in presentation order (optionally one query's), with their own current labels.
 
     ``ahead`` marks the pairs a targeted effort puts ahead; ``next`` is the
-    position to show after the pair at ``after`` (the one just graded), or
-    when the page opens (:func:`~judged.web.targeting.next_position`).
+    position to show after the pair at ``after`` (the one just graded)
+    (:func:`~judged.web.targeting.next_position`). Without ``after`` (the
+    page opens, or is reloaded) it is the pair the assessor labelled last
+    (their newest label in force among these pairs), so a reload goes on
+    with the query they were on, as the grade they gave last left it; the
+    answer's ``after`` says which pair ``next`` follows (``None``: nothing
+    labelled yet, the queue starts at the top).
     """
-    pairs = _queue(request, user, qid)
+    pairs, last = _queue(request, user, qid)
     if after is not None and not any(p["position"] == after for p in pairs):
         where = f"the pairs of query {qid!r} in your queue" if qid else "your queue"
         raise ApiError(404, "not_found", f"there is no pair {after} in {where}")
-    return {"assessor": user.name, "qid": qid, "pairs": pairs, "next": next_position(pairs, after),
-            "done": sum(p["label"] is not None for p in pairs), "total": len(pairs)}
+    follows = last if after is None else after
+    return {"assessor": user.name, "qid": qid, "pairs": pairs, "after": follows,
+            "next": next_position(pairs, follows), "done": sum(p["label"] is not None for p in pairs),
+            "total": len(pairs)}
 
 
 @router.get("/api/pairs/{position}")

@@ -91,7 +91,7 @@ async def create_effort(request: Request, user: _LeadPost) -> Response:
     request.app.state.store.assign(
         assessors, pool=pool, overlap_queries=_number(form, "overlap_queries", int),
         overlap_fraction=_number(form, "overlap_fraction", float), seed=_number(form, "seed", int) or 0,
-        target=_optional(form, "target"),
+        target=_optional(form, "target"), by=user.name,
     )
     return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
 
@@ -125,14 +125,14 @@ def set_target(request: Request, user: _LeadPost, pool: str = Form(max_length=51
 
     A measure the store refuses (one settle has no exact bounds for, a cutoff
     deeper than the pool, ...) answers 422 with the store's reason; a setting
-    made joins the effort's log.
+    made joins the effort's log with the lead's user name.
     """
     state = request.app.state
     if pool not in state.worklist.pools():
         raise ApiError(404, "not_found", f"there is no pool {pool!r}")
     if not measure.strip():
         raise ApiError(422, "invalid", "measure is required: a measure such as nDCG@10, or off")
-    state.store.set_target(pool, measure.strip())
+    state.store.set_target(pool, measure.strip(), by=user.name)
     return RedirectResponse(f"/lead/efforts/{quote(pool)}", status_code=303)
 
 
@@ -152,7 +152,10 @@ def _target(request: Request, pool: str) -> dict | None:
 
 @router.get("/api/efforts/{pool:path}")
 def effort_api(request: Request, pool: str, user: _Lead) -> dict:
-    """One effort's progress, pace and agreement as JSON (agreement as ``judged agreement --format json``)."""
+    """One effort's progress, pace and agreement as JSON (agreement as ``judged agreement --format json``).
+
+    ``target_log``: every targeting setting, oldest first, with who made it (``changed_by``; ``null``: not recorded).
+    """
     effort, agreed = _effort(request, pool)
     return {
         "pool": effort.pool, "pairs": effort.pairs, "assigned": effort.assigned, "done": effort.done,
@@ -167,7 +170,8 @@ def effort_api(request: Request, pool: str, user: _Lead) -> dict:
         "agreement": agreed.as_json(),
         "agreement_note": agreed.note,
         "target": _target(request, pool),
-        "target_log": [{"measure": setting.measure, "created": setting.created.isoformat(timespec="seconds")}
+        "target_log": [{"measure": setting.measure, "created": setting.created.isoformat(timespec="seconds"),
+                        "changed_by": setting.changed_by}
                        for setting in request.app.state.worklist.target_log(pool)],
     }
 

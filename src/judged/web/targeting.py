@@ -13,7 +13,9 @@ The grading page asks the server which pair to show after each grade
 an assessor stays on the query they are on while the re-ranked order still
 holds pairs of it that can change a comparison, so one query's documents are
 read together ("batched per query"), even when a grade moves another query's
-best pair ahead of the rest of this one.
+best pair ahead of the rest of this one. When the page opens or is reloaded
+it names no pair, and the queue API follows the assessor's last label
+instead, so a reload goes on with the query's batch where it was.
 """
 
 from __future__ import annotations
@@ -62,7 +64,7 @@ class Targets:
 
 
 def next_position(pairs: Sequence[dict], after: int | None) -> int | None:
-    """The queue position the grading page shows next, after the pair at ``after`` (``None``: the page opens).
+    """The queue position the grading page shows next, after the pair at ``after`` (``None``: nothing labelled yet).
 
     ``pairs`` is the queue as ``/api/queue`` sends it, in presentation order:
     ``position``, ``qid``, ``label`` (``None``: not labelled) and ``ahead``

@@ -11,7 +11,8 @@
 // After each saved grade the page asks the server for the queue again and shows the pair it names next: a
 // targeted effort re-ranks the queue with every grade (this assessor's or another's), and the server keeps the
 // assessor on one query while its batch lasts. Until that answer arrives, grade keys are ignored (they would
-// grade the pair just graded); if it never arrives, the page moves on in the order it holds.
+// grade the pair just graded); if it never arrives, the page moves on in the order it holds. On opening (or a
+// reload) the page names no pair: the server goes on from the assessor's last label, so the batch continues.
 "use strict";
 
 (() => {
