@@ -1,4 +1,4 @@
-"""Joint bounds of the families beyond nDCG (P, R, DCG, RBP, RR, Success) against brute force.
+"""Joint bounds of the families beyond nDCG (P, R, DCG, RBP, SDCG, INSQ, RR, Success, Rprec) against brute force.
 
 The oracle is test_settle_bounds' own: it lists the pooled, unjudged
 documents itself, gives them every assignment of grades and scores each with
@@ -29,6 +29,8 @@ _PARAMS = {
     "R": lambda d: f"rel={d(st.sampled_from([1, 2]))},norel={d(st.sampled_from([0, 1]))}",
     "DCG": lambda d: f"gain={d(st.sampled_from(['linear', 'exp']))}",
     "RBP": lambda d: f"p={d(st.sampled_from([0.5, 0.8]))},max_rel=2,gain={d(st.sampled_from(['linear', 'exp']))}",
+    "SDCG": lambda d: f"max_rel={d(st.sampled_from([2, 3]))},gain={d(st.sampled_from(['linear', 'exp']))}",
+    "INSQ": lambda d: f"T={d(st.sampled_from([1, 2.5]))},max_rel=2,gain={d(st.sampled_from(['linear', 'exp']))}",
     "RR": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
     "Success": lambda d: f"rel={d(st.sampled_from([1, 2]))}",
     "Rprec": lambda d: f"rel={d(st.sampled_from([1, 2]))},norel={d(st.sampled_from([0, 1]))}",
@@ -127,12 +129,30 @@ def _worked(measure):
     ("RR@3", 1 - 1 / 2, 1 - 1 / 3),       # A 1/1; B 1/2 when u is relevant, else 1/3 (a at rank 3)
     ("Success@2", 0.0, 1.0),              # A 1; B 1 exactly when u is relevant
     ("RBP(p=0.5,max_rel=2)", 0.375, 0.375),  # 0.5 (2/2 + 0.5 (g/2)) - 0.5 (0 + 0.5 (g/2) + 0.25 (2/2))
+    # W = [1, 1/log2 3, 1/2] / (3/2 + 1/log2 3): (2/2 + W_2 g/2) - (W_2 g/2 + W_3 2/2) = (1 - 1/2) / (3/2 + 1/log2 3)
+    ("SDCG(max_rel=2)@3", 0.5 / (1.5 + 1 / np.log2(3)), 0.5 / (1.5 + 1 / np.log2(3))),
+    # C_i = ((i + 1)/(i + 2))^2: reach [1, 4/9, 4/9 * 9/16], W = [36, 16, 9] / 61; W_1 2/2 - W_3 2/2 = 27/61
+    ("INSQ(T=1,max_rel=2)@3", 27 / 61, 27 / 61),
     ("Rprec", 0.5, 1.0),                  # R = 1: [a] 1/1 - [b] 0/1; R = 2 (u relevant): [a, u] 2/2 - [b, u] 1/2
 ])
 def test_worked_example_per_family(measure, low, high):
     pair = _worked(measure)
     assert (pair.minimum, pair.maximum) == (pytest.approx(low), pytest.approx(high))
     assert pair.settled == (low > 0 or low == high == 0)
+
+
+def test_a_cwl_pair_takes_each_documents_own_extreme():
+    """INSQ(T=1,max_rel=2)@2 of A = [u, a] against B = [b, u]: a judged 2, b judged 0, u unjudged at g in 0..2.
+
+    C_1 = (2/3)^2 = 4/9, so W = [1, 4/9] / (13/9) = [9/13, 4/13]. A = 9/13 (g/2) + 4/13 (2/2), B = 4/13 (g/2):
+    A - B = 4/13 + 5/13 (g/2), from 4/13 (g = 0) to 9/13 (g = 2), and A alone from 4/13 to 1.
+    """
+    runs = [judged.read_run({"q": {"u": 2.0, "a": 1.0}}, name="A"),
+            judged.read_run({"q": {"b": 2.0, "u": 1.0}}, name="B")]
+    s = settle(runs, {"q": {"a": 2, "b": 0}}, "INSQ(T=1,max_rel=2)@2", grades=range(3))
+    assert (s.pairs[0].minimum, s.pairs[0].maximum) == (pytest.approx(4 / 13), pytest.approx(9 / 13))
+    assert (s.runs[0].minimum, s.runs[0].maximum) == (pytest.approx(4 / 13), pytest.approx(1.0))
+    assert s.pairs[0].settled
 
 
 def test_first_relevant_bounds_need_only_single_documents():
@@ -162,7 +182,7 @@ def test_examples_settle_on_p_at_10_and_rr(examples):
         assert s.order_settled and s.stopping.fires
 
 
-@pytest.mark.parametrize("measure", ["P@10", "DCG(gain=exp)@10", "Success@3"])
+@pytest.mark.parametrize("measure", ["P@10", "DCG(gain=exp)@10", "Success@3", "SDCG(max_rel=3)@10", "INSQ(max_rel=3)"])
 def test_linear_and_first_maxima_on_examples_are_every_pooled_document_at_the_top_grade(examples, measure):
     """Each of these grows with every gain, so a run's least mean is unjudged as 0 and its greatest the pool at 3."""
     runs = [examples / "runs" / f"{n}.run" for n in ("bm25", "naive")]
@@ -182,7 +202,8 @@ def test_linear_and_first_maxima_on_examples_are_every_pooled_document_at_the_to
 
 @pytest.mark.parametrize("measure, message", [
     ("AP", "quadratic"), ("ERR@10", "gains ranked above it"),
-    ("Judged@10", "which documents are judged"), ("RBP(p=0.8)", "fixed max_rel"),
+    ("Judged@10", "which documents are judged"), ("RBP(p=0.8)", "fixed max_rel"), ("SDCG@10", "fixed max_rel"),
+    ("INSQ(max_rel=2)", "within the scale 0..2"), ("INST(T=1,max_rel=3)@10", "gains ranked above it"),
     ("RBP(p=0.8,max_rel=2)", "within the scale 0..2"), ("infAP", "sample"), ("NumRet", "no exact joint bound"),
 ])
 def test_refuses_each_family_it_cannot_bound_with_the_reason(examples, measure, message):
@@ -193,7 +214,7 @@ def test_refuses_each_family_it_cannot_bound_with_the_reason(examples, measure, 
 
 
 @pytest.mark.parametrize("measure", ["nDCG@10", "R@10", "DCG@10", "P@10", "RBP(p=0.8,max_rel=3)", "RR@10",
-                                     "Success@10", "Rprec"])
+                                     "Success@10", "Rprec", "SDCG(max_rel=3)@10", "INSQ(T=2,max_rel=3)"])
 @pytest.mark.parametrize("grade", [0, 3])
 def test_a_one_grade_domain_leaves_one_assignment(examples, measure, grade):
     """Grades (0,): the range is the score with the pool unjudged; (3,): with every pooled document at 3."""

@@ -8,7 +8,10 @@ give. Four shapes cover them, each with its exact algorithm
 
 * ``linear``: ``a_r + sum_u w_r(u) x_u``. DCG@k (w the log2 discount, x the
   gain), P@k (w = 1/k, or 1/retrieved without a cutoff; x = 1 when the grade
-  is >= rel), RBP (w = (1-p) p^(rank-1), x = gain / gain(max_rel)).
+  is >= rel), RBP (w = (1-p) p^(rank-1), x = gain / gain(max_rel)), and
+  the C/W/L models whose continuation does not depend on the gains, SDCG@k
+  and INSQ (w = W_rank, their fixed share of attention,
+  :func:`judged.measures.families.cwl.static_weights`; x as RBP's).
 * ``ratio``: ``(a_r + sum_u w_r(u) x_u) / I(x)``, the ideal DCG at k of the
   judged and assigned gains shared by every run: nDCG@k.
 * ``first``: ``max(a_r, max over relevant u of w_r(u))``, the weight of the
@@ -25,6 +28,8 @@ Every other family is refused with its reason (:func:`refusal`).
 ('first', [1.0, 0.5, 0.25])
 >>> FAMILIES["P"].grade_gain(parse("P(rel=2)@5"), np.array([0, 1, 2, 3])).tolist()
 [0.0, 0.0, 1.0, 1.0]
+>>> [round(w, 4) for w in FAMILIES["SDCG"].rank_weight(parse("SDCG(max_rel=3)@2"), np.array([0, 1]), 2).tolist()]
+[0.6131, 0.3869]
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from typing import Literal
 import numpy as np
 
 from judged.errors import UsageError
+from judged.measures.families.cwl import static_weights
 from judged.measures.gains import discounts, gains
 from judged.measures.spec import Measure
 
@@ -76,6 +82,13 @@ def _persistence(measure: Measure, ranks: np.ndarray, retrieved: int) -> np.ndar
     return (1.0 - measure.p) * measure.p ** np.asarray(ranks, dtype=np.float64)
 
 
+def _attention(measure: Measure, ranks: np.ndarray, retrieved: int) -> np.ndarray:
+    """The C/W/L weight W of each rank, 0 past the user model's horizon (1000 ranks without a cutoff)."""
+    weight = static_weights(measure)
+    ranks = np.asarray(ranks, dtype=np.int64)
+    return np.where(ranks < len(weight), weight[np.minimum(ranks, len(weight) - 1)], 0.0)
+
+
 def _reciprocal(measure: Measure, ranks: np.ndarray, retrieved: int) -> np.ndarray:
     return 1.0 / (np.asarray(ranks, dtype=np.float64) + 1.0)
 
@@ -109,6 +122,8 @@ FAMILIES: dict[str, JointFamily] = {
     "DCG": JointFamily("linear", _discount, _graded),
     "P": JointFamily("linear", _per_rank, _relevant),
     "RBP": JointFamily("linear", _persistence, _scaled),
+    "SDCG": JointFamily("linear", _attention, _scaled),
+    "INSQ": JointFamily("linear", _attention, _scaled),
     "RR": JointFamily("first", _reciprocal, _relevant),
     "Success": JointFamily("first", _one, _relevant),
     "Rprec": JointFamily("count", _one, _relevant, moving_cut=True),

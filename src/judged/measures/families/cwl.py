@@ -24,7 +24,8 @@ SDCG and INSQ weigh ranks independently of the gains, so every tie rule
 applies (``worst``/``best`` are the exact extremes by rearrangement, and
 ``average`` spreads each tied group's weight). The others adapt to the gains
 already seen, so no fixed order of a tied group bounds them: they take
-``ties=trec`` or ``input`` only.
+``ties=trec`` or ``input`` only. :func:`static_weights` gives SDCG's and
+INSQ's W, which are also what settle's exact joint bounds weigh ranks by.
 
 >>> import judged
 >>> run, qrels = {"q": {"a": 3.0, "b": 2.0, "c": 1.0}}, {"q": {"a": 3, "b": 0, "c": 1}}
@@ -77,12 +78,30 @@ def expected_utility(view: RankedView, measure: Measure, continuation: Continuat
     return out
 
 
-def static_utility(view: RankedView, measure: Measure, go_on: np.ndarray) -> np.ndarray:
-    """Per query, sum_i W_i g_i when C (``go_on``, one per rank) does not depend on the gains: one pass per row."""
-    view = measure_view(view, measure)
+def static_weights(measure: Measure) -> np.ndarray:
+    """W_1..W_n of a C/W/L measure whose continuation does not depend on the gains (:data:`STATIC`).
+
+    The one definition of those weights: the kernels below score with them,
+    and settle's exact joint bounds (:mod:`judged.analysis.joint_families`)
+    weigh each rank by them, since sum_i W_i g_i is then linear in every gain.
+
+    >>> from judged.measures import parse
+    >>> [round(w, 6) for w in static_weights(parse("SDCG@3")).tolist()]  # [1, 1/log2 3, 1/2] / their sum
+    [0.469279, 0.296082, 0.234639]
+    """
+    if measure.name not in STATIC:
+        raise MeasureError(f"{measure.name} has no fixed rank weights: only {', '.join(STATIC)} continue "
+                           f"independently of the gains. Got {measure}.")
+    go_on = STATIC[measure.name](np.arange(1, horizon(measure) + 1, dtype=np.float64), measure)
     reach = np.ones(len(go_on))
     reach[1:] = np.cumprod(go_on[:-1])
-    weight = reach / reach.sum()
+    return reach / reach.sum()
+
+
+def static_utility(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per query, sum_i W_i g_i with W from :func:`static_weights`: one pass per row."""
+    view = measure_view(view, measure)
+    weight = static_weights(measure)
     values = scaled_gains(view, measure)
     n = len(weight)
     if measure.ties == "average":
@@ -97,6 +116,18 @@ def _insq_go_on(rank: np.ndarray, target: float) -> np.ndarray:
     return ((rank + (2.0 * target) - 1.0) / (rank + (2.0 * target))) ** 2.0
 
 
+def _sdcg_go_on(rank: np.ndarray, measure: Measure) -> np.ndarray:
+    return np.where(rank < len(rank), np.log2(rank + 1.0) / np.log2(rank + 2.0), 0.0)
+
+
+def _insq_static(rank: np.ndarray, measure: Measure) -> np.ndarray:
+    return _insq_go_on(rank, measure.T)
+
+
+#: The continuations C_1..C_n (of the ranks 1..n, n the horizon) that do not depend on the gains.
+STATIC: dict[str, Callable[[np.ndarray, Measure], np.ndarray]] = {"SDCG": _sdcg_go_on, "INSQ": _insq_static}
+
+
 @family(
     "SDCG",
     params=_GAINED,
@@ -105,10 +136,7 @@ def _insq_go_on(rank: np.ndarray, target: float) -> np.ndarray:
     formula="sum_{i<=k} g_i / log2(i+1) / sum_{i<=k} 1 / log2(i+1); without @k, k = 1000",
 )
 def sdcg(view: RankedView, measure: Measure) -> np.ndarray:
-    n = horizon(measure)
-    i = np.arange(1, n + 1, dtype=np.float64)
-    go_on = np.where(i < n, np.log2(i + 1.0) / np.log2(i + 2.0), 0.0)
-    return static_utility(view, measure, go_on)
+    return static_utility(view, measure)
 
 
 @family(
@@ -119,8 +147,7 @@ def sdcg(view: RankedView, measure: Measure) -> np.ndarray:
     formula="sum_i W_i g_i, C_i = ((i+2T-1)/(i+2T))^2; horizon k (1000 without @k)",
 )
 def insq(view: RankedView, measure: Measure) -> np.ndarray:
-    return static_utility(view, measure, _insq_go_on(np.arange(1, horizon(measure) + 1, dtype=np.float64),
-                                                     measure.T))
+    return static_utility(view, measure)
 
 
 def _inst(gain: np.ndarray, rank: np.ndarray, measure: Measure, n: int) -> np.ndarray:
