@@ -31,7 +31,7 @@ as complete outside the pool).
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -296,7 +296,8 @@ def joint_pool(runs: Sequence[Run], qrels: Qrels, measure: Measure, grades: tupl
                      alpha, pooled, tuple(discount), ranks, hits)
 
 
-def _count_data(ranked, judged_gain, slot) -> tuple[tuple[np.ndarray, ...], tuple[tuple[np.ndarray, ...], ...]]:
+def _count_data(ranked: Sequence[dict[int, list[tuple[str, int]]]], judged_gain: Sequence[Mapping[str, float]],
+                slot: Sequence[Mapping[str, int]]) -> tuple[tuple[np.ndarray, ...], tuple[tuple[np.ndarray, ...], ...]]:
     """Per query, each run's rank of each pooled document (inf: not ranked) and its judged relevant ranks, sorted."""
     ranks, judged_ranks = [], []
     for q, places in enumerate(slot):
@@ -314,7 +315,9 @@ def _count_data(ranked, judged_gain, slot) -> tuple[tuple[np.ndarray, ...], tupl
         judged_ranks.append(tuple(found))
     return tuple(ranks), tuple(judged_ranks)
 
-def _top(run: Run, qrels: Qrels, measure: Measure, index: dict[str, int], depth: int | None):
+
+def _top(run: Run, qrels: Qrels, measure: Measure, index: dict[str, int],
+         depth: int | None) -> dict[int, list[tuple[str, int]]]:
     """Per judged query (by index): the run's (docid, 0-based rank) down to ``depth`` (all when None)."""
     view = build_view(run, qrels, measure.ties, depth, keep_docids=True)
     docids = [] if view.docid is None else view.docid.to_list()

@@ -307,10 +307,6 @@ def _without_self(values: np.ndarray, identity: float, better) -> np.ndarray:
     return better(before, after)
 
 
-
-
-
-
 def count_range(judged: Sequence[np.ndarray], ranks: np.ndarray, weights: np.ndarray, relevant: int,
                 cutoff: float | None, empty: float, values: np.ndarray) -> tuple[float, float]:
     """Exact (min, max) of one query's recall-shaped objective over the relevant sets S of its pooled documents.
