@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from judged.cli import main
@@ -96,3 +97,23 @@ def test_any_family_with_exact_bounds_settles_from_the_command_line(examples, tm
     table = run_cli("settle", *_runs(examples, "bm25", "dense"), "--qrels", examples / "qrels.txt", "-m", "RR@10")
     assert table.exit_code == 0, table.output
     assert "runs: mean RR, with unjudged as 0" in " ".join(table.output.split())
+
+
+def test_scaled_dcg_settles_the_examples_order_and_refuses_a_moving_scale(examples):
+    """SDCG is linear in every gain (C/W/L weights fixed per rank): the examples pool settles it as it does nDCG."""
+    import judged
+
+    runs = _runs(examples, "bm25", "dense", "naive")
+    result = run_cli("settle", *runs, "--qrels", examples / "qrels.txt", "-m", "SDCG(max_rel=3)@10",
+                     "--pool", examples / "pool.tsv", "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.output)
+    assert document["measure"] == "SDCG(gain=linear,unjudged=zero,ties=trec,max_rel=3)@10"
+    assert (document["order"], document["order_settled"]) == (["dense", "bm25", "naive"], True)
+    assert document["stopping"]["fires"] and document["stopping"]["unjudged"] == 17
+    now = judged.evaluate(runs[0], examples / "qrels.txt", ["SDCG(max_rel=3)@10"]).aggregate
+    bm25 = document["runs"][0]
+    assert bm25["run"] == "bm25" and bm25["mean"] == pytest.approx(now[judged.parse("SDCG(max_rel=3)@10")])
+    assert bm25["min"] <= bm25["mean"] <= bm25["max"]
+    moving = run_cli("settle", *runs[:2], "--qrels", examples / "qrels.txt", "-m", "SDCG@10")
+    assert moving.exit_code == 2 and "fixed max_rel" in moving.output
