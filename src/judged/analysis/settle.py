@@ -9,9 +9,9 @@ is one grade for both runs, so this is a *joint* bound, much tighter than
 query the difference is ``(DCG_A - DCG_B) / IDCG`` and a document both runs
 rank at the same depth cannot move its sign. Queries are independent, so the
 mean's bound is the mean of the per-query bounds. The measure is one of the
-families with exact joint bounds, nDCG, R, DCG, P, RBP, RR, Success and R-prec
-(:mod:`judged.analysis.joint_families`, docs/settle.md); any other is refused
-with the reason.
+families with exact joint bounds, nDCG, R, DCG, P, RBP, SDCG, INSQ, RR, Success
+and R-prec (:mod:`judged.analysis.joint_families`, docs/settle.md); any other is
+refused with the reason.
 
 A pair is **settled** when its bound does not straddle 0: the sign of the
 difference is the same under every assignment (or it is 0 under all of
@@ -190,7 +190,7 @@ def settle(
     retrieved) or the (qid, docid) pairs of a pool; only its unjudged
     documents take grades, from ``grades`` (default 0..the highest grade in
     ``qrels``). The measure must be of a family with exact joint bounds (nDCG,
-    R, DCG, P, RBP with a fixed ``max_rel``, RR, Success, Rprec), with
+    R, DCG, P, RBP, SDCG and INSQ with a fixed ``max_rel``, RR, Success, Rprec), with
     ``ideal=judged``, ``ties=trec|input`` and ``norel=0|1``; its ``unjudged``
     parameter is ignored (unjudged as 0 is the current value). ``alpha``, ``samples`` and ``seed`` drive the t-test
     part (module docstring). ``count_matter`` counts, for the stopping rule,

@@ -2,7 +2,7 @@
 
 The shapes are those of :mod:`judged.analysis.joint_families`: nDCG's ratio
 over the ideal DCG, solved here by :func:`ratio_range`; a linear objective
-(DCG, P, RBP), by :func:`linear_range`; the weight of the first relevant
+(DCG, P, RBP, SDCG, INSQ), by :func:`linear_range`; the weight of the first relevant
 document (RR, Success), by :func:`first_range`; the relevant documents in a
 top cutoff over the number of relevant documents (R, R-prec), by
 :func:`count_range`. docs/settle.md proves each exact.

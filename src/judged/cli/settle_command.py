@@ -21,7 +21,8 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
 @judgments_option
 @db_option
 @click.option("--measure", "-m", default="nDCG@10", show_default=True,
-              help="The measure: nDCG, R, DCG, P, RBP (with a fixed max_rel), RR, Success or Rprec.")
+              help="The measure: nDCG, R, DCG, P, RBP, SDCG, INSQ (these three with a fixed max_rel), "
+                   "RR, Success or Rprec.")
 @click.option("--pool", "pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
               help="Documents that may take a grade: every run's top k, everything retrieved, or a pool file "
                    "(qid<TAB>docid[<TAB>runs] per line, as `judged pool show` writes it).")
