@@ -31,17 +31,29 @@ def gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
 
 def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
     """:func:`judged_gains` of every row of ``view``, computed once per view and gain (nDCG at each cutoff, DCG,
-    G and the rest read the same gains)."""
+    G and the rest read the same gains); read-only, like the view's other cached columns.
+
+    >>> from judged.engine.ranking import build_view
+    >>> from judged.io.inputs import Qrels, Run
+    >>> run = Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    >>> view = build_view(run, Qrels.from_dict({"q": {"a": 2, "c": 1}}))
+    >>> view_gains(view, Gain("exp")).tolist()   # b is unjudged
+    [3.0, 0.0, 1.0]
+    """
     key = ("judged_gains", gain)
     if key not in view._derived:
         view._derived[key] = judged_gains(view.grade, view.judged, gain)
+        view._derived[key].setflags(write=False)
     return view._derived[key]
 
 
-def judged_gains(grades: np.ndarray, judged: np.ndarray, gain) -> np.ndarray:
+def judged_gains(grades: np.ndarray, judged: np.ndarray, gain: Gain) -> np.ndarray:
     """Gain of each ranked document: its grade's gain when judged, 0 when unjudged.
 
-    An unjudged document gains 0 whatever the gain map says of grade 0.
+    An unjudged document gains 0 whatever the gain map says of grade 0:
+
+    >>> judged_gains(np.array([2, 0, 0]), np.array([True, True, False]), Gain("map", ((0, 0.5), (2, 4.0)))).tolist()
+    [4.0, 0.5, 0.0]
     """
     return np.where(judged, gains(grades, gain), 0.0)
 
