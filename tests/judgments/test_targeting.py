@@ -12,6 +12,7 @@ from judged.analysis.settle import settle
 from judged.judgments.engine import reading
 from judged.judgments.model import NewJudgment
 from judged.judgments.targeting import label_state, pooled_runs, target
+from judged.judgments.worklist import Worklist
 from judged.measures import parse
 from judged.rubric import Level, Rubric, load_rubric
 
@@ -189,5 +190,15 @@ def test_cli_assign_target(tmp_path):
     again = ["assign", "--db", db, "-a", "ann", "--overlap-queries", "0", "--target"]
     refused = runner.invoke(main, [*again, "AP@10"])
     assert refused.exit_code == 2 and "not for AP" in refused.output
-    stopped = runner.invoke(main, [*again, "off"])
+    stopped = runner.invoke(main, [*again, "off", "--by", "lena"])
     assert stopped.exit_code == 0 and "pool default: no longer targeted" in stopped.output
+    # the log says who set each target: --by's name, unknown (None) when it was not given
+    with Store.open(db) as store:
+        assert [(s.measure, s.changed_by) for s in Worklist(store).target_log("default")] == [
+            ("nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10", None), (None, "lena")]
+    alone = runner.invoke(main, ["assign", "--db", db, "-a", "ann", "--by", "lena"])
+    assert alone.exit_code == 2 and "--by names who sets --target: give --target too." in alone.output
+    blank = runner.invoke(main, [*again, "nDCG@5", "--by", " "])
+    assert blank.exit_code == 2 and "--by needs a name (who sets --target). Got an empty one." in blank.output
+    with Store.open(db) as store:
+        assert len(Worklist(store).target_log("default")) == 2  # neither refusal wrote a setting

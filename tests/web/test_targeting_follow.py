@@ -1,5 +1,6 @@
 """The grading page's next pair follows the re-ranked targeting order, batched per query (``/api/queue?after=``),
-and the lead stops, sets and changes an effort's targeting from its page (``POST /lead/targets``), logged."""
+and a reload goes on from the assessor's last label; the lead stops, sets and changes an effort's targeting from its
+page (``POST /lead/targets``), logged with the lead's name."""
 
 from __future__ import annotations
 
@@ -104,6 +105,40 @@ def test_an_untargeted_queue_goes_on_in_its_assigned_order_and_wraps(store, alic
     assert _queue(alice, after=positions[0])["next"] is None  # all done
 
 
+def test_a_reload_goes_on_from_the_assessor_s_last_label_in_the_query_s_batch(targeted, alice, bob):
+    first = _queue(alice)
+    assert first["after"] is None  # nothing labelled: the queue starts at the top
+    pair = first["pairs"][0]
+    _grade(alice, pair["qid"], pair["docid"], 0)
+    reloaded = _queue(alice)  # the page opens again and names no pair
+    assert reloaded["after"] == pair["position"]
+    assert reloaded["next"] == _queue(alice, after=pair["position"])["next"] == _expected_next(targeted, "alice",
+                                                                                              pair["qid"])
+    # the batch lasts though the re-ranked order now puts another query first (as after a grade)
+    shown = next(p for p in reloaded["pairs"] if p["position"] == reloaded["next"])
+    assert reloaded["pairs"][0]["qid"] != pair["qid"] and shown["qid"] == pair["qid"]
+    assert _queue(bob)["after"] is None  # another assessor's label is not theirs to go on from
+
+
+def test_a_reload_of_an_untargeted_queue_goes_on_after_the_newest_label_in_force(store, alice):
+    positions = [p.position for p in store.queue("alice", pending_only=False)]
+    pairs = {p["position"]: p for p in _queue(alice)["pairs"]}
+    for position in (positions[0], positions[2]):  # positions[1] skipped (N)
+        _grade(alice, pairs[position]["qid"], pairs[position]["docid"], 1)
+    reloaded = _queue(alice)
+    assert (reloaded["after"], reloaded["next"]) == (positions[2], positions[3])  # the skipped pair waits its turn
+    undo = {"event_id": str(uuid.uuid4()), "qid": pairs[positions[2]]["qid"], "docid": pairs[positions[2]]["docid"]}
+    assert alice.post_json("/api/undo", undo).status_code == 201
+    reloaded = _queue(alice)  # an undone label is not in force: the page goes on from the one before
+    assert (reloaded["after"], reloaded["next"]) == (positions[0], positions[1])
+    # one query's page follows that query's own newest label, or starts at its top when it has none
+    labelled = pairs[positions[0]]["qid"]
+    assert _queue(alice, qid=labelled)["after"] == positions[0]
+    fresh = next(p["qid"] for p in pairs.values() if p["qid"] not in {labelled, pairs[positions[2]]["qid"]})
+    one = _queue(alice, qid=fresh)
+    assert one["after"] is None and one["next"] == one["pairs"][0]["position"]
+
+
 def test_after_must_be_a_pair_of_the_queue_asked_for(store, alice):
     positions = [p.position for p in store.queue("alice", pending_only=False)]
     q01 = _queue(alice, qid="q01")
@@ -121,6 +156,10 @@ def _log(session, pool: str) -> list[str | None]:
     return [s["measure"] for s in session.client.get(f"/api/efforts/{pool}").json()["target_log"]]
 
 
+def _changed_by(session, pool: str) -> list[str | None]:
+    return [s["changed_by"] for s in session.client.get(f"/api/efforts/{pool}").json()["target_log"]]
+
+
 def test_the_lead_stops_targeting_and_the_queue_goes_back_to_the_assigned_order(targeted, alice, lena):
     assert any(p["ahead"] for p in _queue(alice)["pairs"])
     stopped = lena.post_form("/lead/targets", {"pool": "targeted", "measure": "off"})
@@ -131,9 +170,12 @@ def test_the_lead_stops_targeting_and_the_queue_goes_back_to_the_assigned_order(
         [(p.qid, p.docid) for p in targeted.queue("alice", pending_only=False)]
     assert not any(p["ahead"] for p in queue["pairs"]) and queue["next"] == queue["pairs"][0]["position"]
     assert _log(lena, "targeted") == [NDCG3, None]
+    assert _changed_by(lena, "targeted") == [None, "lena"]  # the fixture's setting records no one: unknown
     page = lena.client.get("/lead/efforts/targeted").text
     assert 'id="target"' not in page and 'id="stop-target-form"' not in page
     assert "<td>the assigned order (targeting stopped)</td>" in page and f"<td>{NDCG3}</td>" in page
+    assert "<th>Changed by</th>" in page
+    assert page.index("<td>unknown</td>") < page.index("<td>lena</td>")
     again = lena.post_form("/lead/targets", {"pool": "targeted", "measure": "off"})
     assert again.status_code == 422
     assert again.json()["error"]["message"] == ("the effort on pool 'targeted' is not targeted, so there is no "
@@ -151,6 +193,7 @@ def test_the_lead_changes_the_target_measure_and_the_queue_follows_it(targeted, 
     assert [(p["qid"], p["docid"]) for p in _queue(alice)["pairs"] if p["ahead"]] == ranking
     data = lena.client.get("/api/efforts/targeted").json()
     assert data["target"]["measure"] == ndcg2 and _log(lena, "targeted") == [NDCG3, ndcg2]
+    assert _changed_by(lena, "targeted") == [None, "lena"]
     page = lena.client.get("/lead/efforts/targeted").text
     assert f"Targeted on {ndcg2}" in page and page.index(f"<td>{NDCG3}</td>") < page.index(f"<td>{ndcg2}</td>")
 
@@ -171,6 +214,7 @@ def test_a_refused_measure_answers_422_with_the_store_s_reason_and_changes_nothi
     assert page.status_code == 422 and "<h1>422: invalid</h1>" in page.text
     assert f'<p class="error" role="alert">{escape(reason)}</p>' in page.text
     assert targeted.targets() == {"targeted": NDCG3} and _log(lena, "targeted") == [NDCG3]
+    assert _changed_by(lena, "targeted") == [None]
 
 
 def test_the_effort_page_offers_targeting_to_an_untargeted_effort(store, lena):
@@ -184,7 +228,7 @@ def test_the_effort_page_offers_targeting_to_an_untargeted_effort(store, lena):
     page = lena.client.get("/lead/efforts/default").text
     assert 'id="stop-target-form"' in page and 'id="target"' in page and "Never targeted" not in page
     [setting] = Worklist(store).target_log("default")
-    assert setting.measure == NDCG3.replace("@3", "@2")
+    assert (setting.measure, setting.changed_by) == (NDCG3.replace("@3", "@2"), "lena")
     assert f"<td>{setting.created.strftime('%Y-%m-%d %H:%M:%S')}</td>" in page
 
 
@@ -195,3 +239,13 @@ def test_targeting_a_pool_that_does_not_exist_or_without_a_measure_is_refused(st
     assert blank.status_code == 422
     assert blank.json()["error"]["message"] == "measure is required: a measure such as nDCG@10, or off"
     assert store.targets() == {} and Worklist(store).target_log("default") == []
+
+
+def test_an_effort_started_targeted_from_the_dashboard_records_the_lead(store, lena):
+    runs = [read_run(EXAMPLES / "runs" / f"{name}.run", name=name) for name in ("bm25", "dense")]
+    store.build_pool(runs, depth=3, pool="second")
+    started = lena.post_form("/lead/efforts", {"pool": "second", "assessors": "alice", "overlap_queries": "0",
+                                               "target": "nDCG@3"})
+    assert started.status_code == 303
+    assert _log(lena, "second") == [NDCG3] and _changed_by(lena, "second") == ["lena"]
+    assert "<td>lena</td>" in lena.client.get("/lead/efforts/second").text
