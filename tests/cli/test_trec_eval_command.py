@@ -116,6 +116,8 @@ def test_command_line_errors_print_usage_and_exit_1(files, arguments, message):
     ("P.", "improper measure in parameter 'P'"),
     ("P.0", "illegal measure 'P.0'"),
     ("prefs_simp.3", "illegal measure"),
+    ("relstring.abc", "illegal measure 'relstring.abc': its parameter is the length of the string"),
+    ("relstring.inf", "illegal measure 'relstring.inf': its parameter is the length of the string"),
 ])
 def test_illegal_measures_exit_1(files, measure, message):
     result = run_cli("-m", measure, "-R", "prefs" if measure.startswith("prefs") else "qrels", files["answered"],

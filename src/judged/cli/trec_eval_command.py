@@ -277,7 +277,7 @@ class _Evaluation:
         """trec_eval's relstring: one character per ranked document (grade 0-9, '>' above 9, '-' not in the
         judgments, '.' pooled but unjudged), per query only."""
         params = self.marked.params.get("relstring")
-        length = max(int(float(params.split(",")[0])) if params else _RELSTRING_LENGTH, 0)
+        length = _relstring_length(params)
         if self.options.judged_only:
             view = view.judged_only()
         top = view.top(length)
@@ -322,6 +322,21 @@ class _Evaluation:
             values = self.zscores.convert(name, qids, values.tolist())
         total = float(np.cumsum(values)[-1]) if len(values) else 0.0
         return TrecColumn(name, values.tolist(), total if integer else total / max(len(values), 1), integer)
+
+
+def _relstring_length(params: str | None) -> int:
+    """relstring's length: its first parameter's whole part (a negative one as 0), or the default without one.
+
+    >>> _relstring_length("12.5"), _relstring_length(None), _relstring_length("-3")
+    (12, 10, 0)
+    """
+    if not params:
+        return _RELSTRING_LENGTH
+    try:
+        return max(int(float(params.split(",")[0])), 0)
+    except (ValueError, OverflowError):
+        raise _Refused("relstring", params, "its parameter is the length of the string, a number such as 20") \
+            from None
 
 
 def _format_of(entry: str) -> str | None:
