@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import judged
 from judged.analysis.floor import proof_floor
 from judged.analysis.settle import settle
+from judged.errors import UsageError
 
 DOCS = tuple(f"d{i}" for i in range(6))
 
@@ -92,3 +94,13 @@ def test_a_pair_tied_under_the_true_grades_is_left_out():
             judged.read_run({"q": {"a": 2.0, "b": 1.0}}, name="B")]
     floor = proof_floor(runs, {"q": {"a": 1, "b": 0}}, "nDCG@2")
     assert floor.pairs == () and floor.judgments == 0
+
+
+def test_grades_outside_the_domain_and_empty_truths_are_refused():
+    runs = [judged.read_run({"q": {"a": 1.0}}, name="A"), judged.read_run({"q": {"b": 1.0}}, name="B")]
+    with pytest.raises(UsageError, match="grade domain"):
+        proof_floor(runs, {"q": {"a": 3, "b": 0}}, "nDCG@2", grades=range(3))
+    with pytest.raises(UsageError, match="at least one"):
+        proof_floor(runs, {"q": {}}, "nDCG@2")
+    with pytest.raises(UsageError, match="derived for nDCG"):
+        proof_floor(runs, {"q": {"a": 1, "b": 0}}, "P@2")

@@ -85,9 +85,11 @@ def proof_floor(runs: Sequence, truth: Mapping[str, Mapping[str, int]], measure:
     measure = parse(measure) if isinstance(measure, str) else measure
     if measure.name != "nDCG":
         raise UsageError(f"proof_floor is derived for nDCG (one ideal list shared by both runs). Got {measure}.")
-    domain = tuple(range(max(g for docs in truth.values() for g in docs.values()) + 1)) if grades is None \
-        else tuple(grades)
-    if any(g not in domain for docs in truth.values() for g in docs.values()):
+    known = [g for docs in truth.values() for g in docs.values()]
+    if not known:
+        raise UsageError("proof_floor needs the true grade of at least one pooled document. Got none.")
+    domain = tuple(range(max(known) + 1)) if grades is None else tuple(grades)
+    if any(g not in domain for g in known):
         raise UsageError(f"proof_floor: every true grade must lie in the grade domain {list(domain)}.")
     pool = [(qid, docid) for qid, docs in truth.items() for docid in docs]
     unjudged = {qid: {docid: -1 for docid in docs} for qid, docs in truth.items()}
