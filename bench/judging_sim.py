@@ -2,8 +2,9 @@
 
 Each collection: ``--queries`` queries; per query ``--docs`` documents with a
 latent relevance r ~ N(0, 1) cut into grades 0..3 (about 79% 0, 13% 1, 6% 2,
-2% 3); ``--systems`` runs of known, varied quality, run s scoring document d
-as ``quality_s * r_d + shared_d + own_sd`` (``shared`` is one noise term all
+2% 3; ``--relevance sparse`` cuts it higher, ``GRADE_CUTS``); ``--systems``
+runs of known, varied quality, run s scoring document d as
+``quality_s * r_d + shared_d + own_sd`` (``shared`` is one noise term all
 runs see, which gives them realistic overlap; ``own`` is each run's own),
 each retrieving its top ``--depth``. The collection is the union of what the
 runs retrieve, every document of it judged: the depth-``depth`` pool is the
