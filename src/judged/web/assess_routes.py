@@ -117,11 +117,11 @@ def queue_api(request: Request, qid: str | None = None,
     ``ahead`` marks the pairs a targeted effort puts ahead; ``next`` is the
     position to show after the pair at ``after`` (the one just graded)
     (:func:`~judged.web.targeting.next_position`). Without ``after`` (the
-    page opens, or is reloaded) it is the pair the assessor labelled last
-    (their newest label in force among these pairs), so a reload goes on
-    with the query they were on, as the grade they gave last left it; the
-    answer's ``after`` says which pair ``next`` follows (``None``: nothing
-    labelled yet, the queue starts at the top).
+    page opens, or is reloaded) ``next`` follows the pair the assessor
+    labelled last (their newest label in force among these pairs), so a
+    reload goes on with the query they were on; the answer's ``after`` says
+    which pair ``next`` follows (``None``: nothing labelled yet, the queue
+    starts at the top).
     """
     pairs, last = _queue(request, user, qid)
     if after is not None and not any(p["position"] == after for p in pairs):
