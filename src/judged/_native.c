@@ -1607,7 +1607,8 @@ static int text_add(Text *text, const char *bytes, size_t length) {
 /* trec_block(prefixes, qids, columns, kinds): trec_eval's per-query lines, query by query, each query's in
    column order: prefix, qid, a tab, the cell, a newline. A cell is "%6.4f" of a float64 (kind 'f'; NaN as
    Python prints it, "   nan"), "%lld" of a float64 holding a count (kind 'i') or the text itself (kind 's', a
-   list of str). None when a count is not a finite integer of int64's range: Python's renderer decides. */
+   list of str). None when a count is not finite or lies outside int64's range (a fraction is truncated, as
+   Python's int() does): Python's renderer decides. */
 static PyObject *trec_block(PyObject *self, PyObject *args) {
     (void)self;
     PyObject *prefixes, *qids, *columns;
