@@ -59,10 +59,11 @@ def test_offsets_that_do_not_cover_the_values_are_refused():
        native=st.booleans())
 def test_the_ideal_ranking_then_unjudged_documents_is_exactly_one(grades, unjudged, native, monkeypatch_module):
     """DCG of the ideal order followed by unjudged documents adds IDCG's terms in IDCG's order: exactly 1.0
-    (a query of uneven length beside a short one, so the padded fallback groups them apart)."""
+    (the query beside five of one document each: past 10 rows, 6 x its length passes four times the 5 + length
+    rows, so the padded fallback splits the six queries into two groups)."""
     ranked = sorted(grades, reverse=True)
-    run = {"q": {f"d{i}": float(-i) for i in range(len(ranked) + unjudged)}, "short": {"x": 1.0}}
-    qrels = {"q": {f"d{i}": g for i, g in enumerate(ranked)}, "short": {"x": 1}}
+    run = {"q": {f"d{i}": float(-i) for i in range(len(ranked) + unjudged)}, **{f"s{j}": {"x": 1.0} for j in range(5)}}
+    qrels = {"q": {f"d{i}": g for i, g in enumerate(ranked)}, **{f"s{j}": {"x": 1} for j in range(5)}}
     if not any(ranked):
         return
     with monkeypatch_module.context() as patched:
@@ -70,4 +71,4 @@ def test_the_ideal_ranking_then_unjudged_documents_is_exactly_one(grades, unjudg
             patched.setattr(views, "_native", None)
         result = judged.evaluate(run, qrels, ["nDCG", "nDCG@10", "nDCG@1000"])
     for m in result.measures:
-        assert result.values[m].tolist() == [1.0, 1.0], m
+        assert result.values[m].tolist() == [1.0] * 6, m
