@@ -35,7 +35,17 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
 
 def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
     """Per row, the DCG of its query's ranking down to it, added in rank order: read at each cutoff, computed
-    once per view and gain (every nDCG@k, DCG@k and G read it)."""
+    once per view and gain (every nDCG@k, DCG@k and G read it).
+
+    >>> from judged.engine.ranking import build_view
+    >>> from judged.io.inputs import Qrels, Run
+    >>> run = Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
+    >>> view = build_view(run, Qrels.from_dict({"q": {"a": 1, "c": 2}}))
+    >>> running_dcg(view, Gain()).tolist()   # a: 1/log2(2); b unjudged: + 0; c: + 2/log2(4)
+    [1.0, 1.0, 2.0]
+    >>> [round(v, 4) for v in running_ideal_dcg(view, Gain()).tolist()]   # c then a: 2, 2 + 1/log2(3)
+    [2.0, 2.6309]
+    """
     key = ("running_dcg", gain)
     if key not in view._derived:
         view._derived[key] = running_sums(view.offsets, view_gains(view, gain) * discounts(view.rank))
@@ -55,7 +65,7 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
 
 def running_ideal_dcg(view: RankedView, gain: Gain) -> np.ndarray:
     """Per ideal row, the ideal DCG down to it (negative gains count 0), added in rank order like
-    :func:`running_dcg`, so a ranking in the ideal order scores exactly 1.0."""
+    :func:`running_dcg`, so a ranking in the ideal order scores exactly 1.0 (example there)."""
     key = ("running_ideal_dcg", gain)
     if key not in view._derived:
         ranks = view.ideal_top(None).positions
