@@ -81,8 +81,8 @@ def test_a_measure_settle_refuses_says_why_in_one_line(small):
     section = _section(small)
     assert section.count('class="note refused"') == 1
     line = section.split('<p class="note refused">', 1)[1].split("</p>", 1)[0]
-    assert line.startswith("Not settled: settle has exact joint bounds for nDCG, R, DCG, P, RBP, RR, Success, "
-                           "Rprec only, not for AP: ")
+    assert line.startswith("Not settled: settle has exact joint bounds for nDCG, R, DCG, P, RBP, SDCG, INSQ, RR, "
+                           "Success, Rprec only, not for AP: ")
     assert line.endswith("Got AP(rel=1,unjudged=zero,ties=trec,norel=0)@2.")
 
 
