@@ -298,7 +298,7 @@ def first_fixed(a: float, c: np.ndarray, b: float, d: np.ndarray, values: np.nda
 _PAIR_ROWS = 256
 
 
-def _without_self(values: np.ndarray, identity: float, better) -> np.ndarray:
+def _without_self(values: np.ndarray, identity: float, better: np.ufunc) -> np.ndarray:
     """For each i, the best (``better``: np.minimum or np.maximum) of ``values`` over every j other than i."""
     if len(values) < 2:
         return np.full(len(values), identity)
