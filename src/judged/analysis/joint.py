@@ -215,6 +215,7 @@ class JointPool:
 
     @property
     def cutoff(self) -> int:
+        """The measure's cutoff as :class:`~judged.analysis.settle_search.Problems` takes it: -1 for none."""
         return -1 if self.measure.cutoff is None else int(self.measure.cutoff)
 
     @property
