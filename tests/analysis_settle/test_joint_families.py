@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_settle_bounds import GRADES, TOL, _settle, collections, oracle
+from test_settle_bounds import TOL, _settle, can_change, collections, oracle
 
 import judged
 from judged.analysis.joint_families import FAMILIES
@@ -89,19 +89,6 @@ def test_a_settled_pair_never_flips_and_a_proved_test_never_changes(case):
             assert (found != pair.test.conclusion).any()
 
 
-def _can_change(truth, s, qid, docid) -> bool:
-    """Whether some grade of ``docid`` moves an end of some open pair's range on ``qid`` (brute force)."""
-    docs, assignments, values = truth[qid]
-    where = docs.index(docid)
-    for pair in (p for p in s.pairs if not p.settled):
-        diff = values[int(pair.a[1:])] - values[int(pair.b[1:])]
-        for grade in GRADES:
-            mask = np.array([assignment[where] == grade for assignment in assignments])
-            if diff[mask].min() > diff.min() + 1e-12 or diff[mask].max() < diff.max() - 1e-12:
-                return True
-    return False
-
-
 @settings(max_examples=100, deadline=None)
 @given(family_cases())
 def test_the_greedy_proposes_exactly_the_documents_that_can_change_an_open_bound(case):
@@ -109,8 +96,8 @@ def test_the_greedy_proposes_exactly_the_documents_that_can_change_an_open_bound
     s = _settle(runs, qrels, measure, pool)
     truth = oracle(runs, qrels, measure, cutoff, pool)
     proposed = next_documents(s, 100)
-    assert all(_can_change(truth, s, qid, docid) for qid, docid, _ in proposed)
-    able = sum(_can_change(truth, s, qid, docid) for qid in s.qids for docid in truth[qid][0])
+    assert all(can_change(truth, s, qid, docid) for qid, docid, _ in proposed)
+    able = sum(can_change(truth, s, qid, docid) for qid in s.qids for docid in truth[qid][0])
     assert s.stopping.could_matter == able == len(proposed)
 
 

@@ -60,6 +60,19 @@ def oracle(runs, qrels, measure, cutoff, pool):
     return out
 
 
+def can_change(truth, s, qid, docid) -> bool:
+    """Whether some grade of ``docid`` moves an end of some open pair's range on ``qid`` (brute force)."""
+    docs, assignments, values = truth[qid]
+    where = docs.index(docid)
+    for pair in (p for p in s.pairs if not p.settled):
+        diff = values[int(pair.a[1:])] - values[int(pair.b[1:])]
+        for grade in GRADES:
+            mask = np.array([assignment[where] == grade for assignment in assignments])
+            if diff[mask].min() > diff.min() + 1e-12 or diff[mask].max() < diff.max() - 1e-12:
+                return True
+    return False
+
+
 @st.composite
 def collections(draw):
     """Two or three runs over one or two queries of DOCS, and judgments with pooled (-1) and absent documents."""

@@ -10,26 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
-from test_settle_bounds import GRADES, _settle, cases, oracle
+from test_settle_bounds import _settle, can_change, cases, oracle
 
 import judged
 from judged.analysis.selection import BoundDriven, DepthOrder, MaxMeanBandit, MoveToFront, next_documents
-
-
-def _can_change(truth, s, qid, docid) -> bool:
-    """Whether fixing ``docid`` at some grade moves an open pair's range for ``qid`` (by brute force)."""
-    docs, assignments, values = truth[qid]
-    where = docs.index(docid)
-    for pair in s.pairs:
-        if pair.settled:
-            continue
-        a, b = int(pair.a[1:]), int(pair.b[1:])
-        diff = values[a] - values[b]
-        for grade in GRADES:
-            mask = np.array([assignment[where] == grade for assignment in assignments])
-            if diff[mask].min() > diff.min() + 1e-12 or diff[mask].max() < diff.max() - 1e-12:
-                return True
-    return False
 
 
 @settings(max_examples=60, deadline=None)
@@ -39,8 +23,8 @@ def test_the_greedy_proposes_only_documents_that_can_change_an_open_bound(case):
     s = _settle(runs, qrels, measure, pool)
     truth = oracle(runs, qrels, measure, cutoff, pool)
     proposed = next_documents(s, 100)
-    assert all(score > 0 and _can_change(truth, s, qid, docid) for qid, docid, score in proposed)
-    able = sum(_can_change(truth, s, qid, docid) for qid in s.qids for docid in truth[qid][0])
+    assert all(score > 0 and can_change(truth, s, qid, docid) for qid, docid, score in proposed)
+    able = sum(can_change(truth, s, qid, docid) for qid in s.qids for docid in truth[qid][0])
     assert s.stopping.could_matter == able == len(proposed)
     assert s.stopping.fires == (not any(not p.settled for p in s.pairs))
     if s.stopping.fires:
