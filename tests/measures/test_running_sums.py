@@ -46,8 +46,17 @@ def test_worked_sums():
     assert got.tolist() == [1.0, 3.0, 5.0, 4.5, 8.5]
 
 
+@pytest.mark.parametrize("offsets", [[0, 2], [1, 3], [0, 2, 1, 3], []])
+def test_offsets_that_do_not_cover_the_values_are_refused(offsets, monkeypatch):
+    """Both paths refuse them alike (the C one checks again before it reads memory)."""
+    for native in (_native, None):
+        monkeypatch.setattr(views, "_native", native)
+        with pytest.raises(ValueError, match="offsets must rise from 0"):
+            views.running_sums(np.array(offsets, dtype=np.int64), np.zeros(3))
+
+
 @pytest.mark.skipif(_native is None, reason="the C extension is not built")
-def test_offsets_that_do_not_cover_the_values_are_refused():
+def test_the_c_sums_check_their_offsets_too():
     with pytest.raises(ValueError, match="offsets do not cover"):
         _native.running_sums(np.zeros(3), np.array([0, 2], dtype=np.int64))
     with pytest.raises(ValueError, match="offsets decrease"):

@@ -69,8 +69,9 @@ def test_judging_every_pair_that_matters_lets_the_effort_stop(targeted, alice, l
         graded += 1
     final = targeted.target("targeted")
     assert final.can_stop and final.ranking == ()
-    # it stops with pairs unjudged: 28 of the 59 pooled (docs/settle.md), none of which can change the order
-    assert graded + final.settlement.stopping.unjudged == pooled and final.settlement.stopping.unjudged > 0
+    # it stops with pairs unjudged: 28 of the 59 pooled judged (docs/settle.md), none of the 31 left can change
+    # the order
+    assert (graded, final.settlement.stopping.unjudged, pooled) == (28, 31, 59)
     page = lena.client.get("/lead/efforts/targeted").text
     assert '<p class="verdict pass" id="stopping">Judging can stop: every comparison among these 2 runs' in page
     assert "1 of 1 comparisons settled; judging can stop" in lena.client.get("/lead").text

@@ -32,7 +32,7 @@ from judged.measures.spec import Measure
 
 PARALLEL_ROWS = 1 << 20
 """Rows (all views together) from which the kernels run on two threads; below it a thread costs more than
-it saves."""
+it saves. Polars' thread count decides whether there are two to use (``POLARS_MAX_THREADS=1``: one)."""
 
 
 def kernel_values(views: dict[str, RankedView], measures: Sequence[Measure],

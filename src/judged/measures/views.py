@@ -86,6 +86,8 @@ def running_sums(offsets: np.ndarray, values: np.ndarray) -> np.ndarray:
     """
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    if len(offsets) == 0 or offsets[0] != 0 or offsets[-1] != len(values) or (np.diff(offsets) < 0).any():
+        raise ValueError("running_sums: the offsets must rise from 0 to the number of values")
     if _native is not None:
         return np.frombuffer(_native.running_sums(values, offsets), dtype=np.float64)
     lengths = np.diff(offsets)

@@ -105,7 +105,8 @@ class TrecColumn:
     ``values`` is None for a measure trec_eval prints in the summary only
     (``runid``, ``num_q``, ``gm_map``), ``summary`` None for one it prints
     per query only (``relstring``); a value is a number or, for those two, a
-    string. ``integer`` prints counts as ``%ld``.
+    string. ``integer`` prints counts as ``%ld``. Numbers are floats, as the result arrays hold them (a count
+    is exact up to 2**53).
     """
 
     name: str
