@@ -40,7 +40,7 @@ def test_every_chart_is_drawn(loaded):
             const box = drawn.getBoundingClientRect();
             return [c.id, box.width, box.height];
         })""")
-    assert len(sizes) == 10  # 9 of compare and the curves, and the settled pairs of nDCG@10
+    assert len(sizes) == 11  # 9 of compare and the curves, and the settled pairs of nDCG@10 and of R@100
     for entry in sizes:
         assert entry is not None and entry[1] > 50 and entry[2] > 50, entry
     count_marks = "svgs => svgs.map(s => s.querySelectorAll('path, rect, line').length)"
