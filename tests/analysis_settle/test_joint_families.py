@@ -15,7 +15,7 @@ import pytest
 import scipy.stats
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_settle_bounds import TOL, _settle, can_change, collections, oracle
+from test_settle_bounds import _settle, assert_bounds_equal_brute_force, can_change, collections, oracle
 
 import judged
 from judged.analysis.joint_families import FAMILIES
@@ -56,16 +56,7 @@ def test_pair_and_run_bounds_equal_brute_force(case):
     runs, qrels, measure, cutoff, pool = case
     s = _settle(runs, qrels, measure, pool)
     truth = oracle(runs, qrels, measure, cutoff, pool)
-    assert [len(docs) for docs in s.data.pool] == [len(truth[q][0]) for q in s.qids]
-    for pair in s.pairs:
-        a, b = int(pair.a[1:]), int(pair.b[1:])
-        for i, qid in enumerate(s.qids):
-            diff = truth[qid][2][a] - truth[qid][2][b]
-            assert pair.low[i] == pytest.approx(diff.min(), abs=TOL), (measure, qid)
-            assert pair.high[i] == pytest.approx(diff.max(), abs=TOL), (measure, qid)
-    for r, bound in enumerate(s.runs):
-        assert bound.minimum == pytest.approx(np.mean([truth[q][2][r].min() for q in s.qids]), abs=TOL)
-        assert bound.maximum == pytest.approx(np.mean([truth[q][2][r].max() for q in s.qids]), abs=TOL)
+    assert_bounds_equal_brute_force(s, truth, measure)
 
 
 @settings(max_examples=100, deadline=None)

@@ -115,14 +115,20 @@ def test_pair_and_run_bounds_equal_brute_force(case):
     s = _settle(runs, qrels, measure, pool)
     truth = oracle(runs, qrels, measure, cutoff, pool)
     assert s.qids == tuple(sorted(qrels))
+    assert_bounds_equal_brute_force(s, truth, measure)
+    for pair in s.pairs:
+        assert pair.minimum == pytest.approx(np.mean([pair.low]), abs=TOL)
+
+
+def assert_bounds_equal_brute_force(s, truth, measure) -> None:
+    """Each pair's per-query range and each run's mean range are the extremes over every assignment."""
     assert [len(docs) for docs in s.data.pool] == [len(truth[q][0]) for q in s.qids]
     for pair in s.pairs:
         a, b = int(pair.a[1:]), int(pair.b[1:])
         for i, qid in enumerate(s.qids):
             diff = truth[qid][2][a] - truth[qid][2][b]
-            assert pair.low[i] == pytest.approx(diff.min(), abs=TOL)
-            assert pair.high[i] == pytest.approx(diff.max(), abs=TOL)
-        assert pair.minimum == pytest.approx(np.mean([pair.low]), abs=TOL)
+            assert pair.low[i] == pytest.approx(diff.min(), abs=TOL), (measure, qid)
+            assert pair.high[i] == pytest.approx(diff.max(), abs=TOL), (measure, qid)
     for r, bound in enumerate(s.runs):
         assert bound.minimum == pytest.approx(np.mean([truth[q][2][r].min() for q in s.qids]), abs=TOL)
         assert bound.maximum == pytest.approx(np.mean([truth[q][2][r].max() for q in s.qids]), abs=TOL)
