@@ -32,7 +32,7 @@ from statistics import NormalDist
 import numpy as np
 
 from judged.errors import UsageError
-from judged.stats.paired import Interval, _chunks, _positive_int, _rng, paired_scores
+from judged.stats.paired import Interval, chunks, paired_scores, positive_int, seeded_rng
 
 #: Elements gathered at once from the resampled indices (512 KiB of values: they stay in cache).
 _GATHER_ELEMENTS = 1 << 16
@@ -44,7 +44,7 @@ def bootstrap_indices(
     rng: np.random.Generator, n: int, resamples: int
 ) -> Iterator[np.ndarray]:
     """Blocks of resampled query indices (rows: resamples, columns: draws with replacement)."""
-    for rows in _chunks(resamples, n):
+    for rows in chunks(resamples, n):
         yield rng.integers(0, n, size=(rows, n))
 
 
@@ -108,7 +108,7 @@ def bootstrap_means(
     [0.5, 1.0]
     """
     data = np.asarray(rows, dtype=np.float64)
-    resamples = _positive_int("resamples", resamples)
+    resamples = positive_int("resamples", resamples)
     if not 0.0 < confidence < 1.0:
         raise UsageError(f"confidence must be a float in (0, 1). Got {confidence!r} instead.")
     if method not in _METHODS:
@@ -120,7 +120,7 @@ def bootstrap_means(
     step = max(1, _GATHER_ELEMENTS // n)
     gathered = np.empty((step, n))
     done = 0
-    for idx in bootstrap_indices(_rng(seed), n, resamples):
+    for idx in bootstrap_indices(seeded_rng(seed), n, resamples):
         for start in range(0, idx.shape[0], step):
             part = idx[start : start + step]
             count = part.shape[0]

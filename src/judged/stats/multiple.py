@@ -24,7 +24,7 @@ import numpy as np
 
 from judged.errors import UsageError
 from judged.io.native import _native  # the C extension, or None (not built, or JUDGED_NATIVE=0)
-from judged.stats.paired import _positive_int, _rng
+from judged.stats.paired import positive_int, seeded_rng
 
 
 def _pvalues(pvalues) -> np.ndarray:
@@ -111,7 +111,7 @@ _32 = np.uint64(32)
 
 def permutation_seeds(seed: int, permutations: int) -> np.ndarray:
     """One 64-bit seed per permutation, from ``numpy.random.Generator(PCG64(seed))``: permutation p's own stream."""
-    return _rng(seed).integers(0, 2**64, size=permutations, dtype=np.uint64)
+    return seeded_rng(seed).integers(0, 2**64, size=permutations, dtype=np.uint64)
 
 
 def within_query_orders(seeds: np.ndarray, n: int, k: int) -> Iterator[np.ndarray]:
@@ -200,7 +200,7 @@ def tukey_hsd_randomized(
         raise UsageError(
             f"matrix holds NaN or infinite scores (first at query row {q}, system {s})"
         )
-    permutations = _positive_int("permutations", permutations)
+    permutations = positive_int("permutations", permutations)
     n = x.shape[0]
     means = x.mean(axis=0)
     differences = means[:, None] - means[None, :]

@@ -75,17 +75,19 @@ def paired_scores(a, b, *, minimum: int = 1) -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _positive_int(name: str, value: int) -> int:
+def positive_int(name: str, value: int) -> int:
+    """``value`` as an int, refused unless it is an integer >= 1 (counts of permutations, resamples, queries)."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
         raise UsageError(f"{name} must be an int >= 1. Got {value!r} instead.")
     return int(value)
 
 
-def _rng(seed: int) -> np.random.Generator:
+def seeded_rng(seed: int) -> np.random.Generator:
+    """The generator every seeded statistic of judged.stats draws from (PCG64), so a seed means one stream."""
     return np.random.Generator(np.random.PCG64(seed))
 
 
-def _chunks(total: int, n: int) -> Iterator[int]:
+def chunks(total: int, n: int) -> Iterator[int]:
     """Row counts of successive blocks of ``total`` rows of length ``n``; depends on ``n`` only."""
     rows = max(1, CHUNK_ELEMENTS // max(n, 1))
     done = 0
@@ -97,7 +99,7 @@ def _chunks(total: int, n: int) -> Iterator[int]:
 
 def sign_flip_bytes(rng: np.random.Generator, n: int, permutations: int) -> Iterator[np.ndarray]:
     """Blocks of packed signs (rows: permutations, columns: ``ceil(n / 8)`` bytes); bit 7 of byte g is query 8g."""
-    for rows in _chunks(permutations, n):
+    for rows in chunks(permutations, n):
         yield rng.integers(0, 256, size=(rows, (n + 7) // 8), dtype=np.uint8)
 
 
@@ -198,7 +200,7 @@ class SignFlips:
 def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool = True) -> SignFlips:
     """Draw the sign flips of :func:`randomization_test` for ``d = a - b`` (``counts=False``: sums only)."""
     x, y = paired_scores(a, b)
-    permutations = _positive_int("permutations", permutations)
+    permutations = positive_int("permutations", permutations)
     d = x - y
     n = d.size
     table = _byte_sums(d).ravel()
@@ -235,13 +237,13 @@ def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool 
                    np.empty((groups, 0))))
     done = 0
     if workers == 1:
-        for raw in sign_flip_bytes(_rng(seed), n, permutations):
+        for raw in sign_flip_bytes(seeded_rng(seed), n, permutations):
             block(raw, done)
             done += raw.shape[0]
     else:
         pending: deque = deque()
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            for raw in sign_flip_bytes(_rng(seed), n, permutations):
+            for raw in sign_flip_bytes(seeded_rng(seed), n, permutations):
                 pending.append(pool.submit(block, raw, done))
                 done += raw.shape[0]
                 if len(pending) > 2 * workers:
@@ -335,7 +337,7 @@ def t_test(a, b) -> TTest:
             df=n - 1,
             mean_difference=mean,
         )
-    stats = _scipy_stats()
+    stats = scipy_stats()
     t = mean / (sd / np.sqrt(n))
     p = float(2.0 * stats.t.sf(abs(t), n - 1))
     return TTest(
@@ -373,7 +375,7 @@ def wilcoxon(a, b) -> Wilcoxon:
     nonzero = int(np.count_nonzero(d))
     if nonzero == 0:
         return Wilcoxon(statistic=0.0, p_value=1.0, n_nonzero=0)
-    stats = _scipy_stats()
+    stats = scipy_stats()
     res = stats.wilcoxon(
         x, y, zero_method="wilcox", correction=False, alternative="two-sided"
     )
@@ -382,7 +384,8 @@ def wilcoxon(a, b) -> Wilcoxon:
     )
 
 
-def _scipy_stats():
+def scipy_stats():
+    """``scipy.stats``, or a UsageError with the pip line when scipy is not installed."""
     try:
         import scipy.stats
     except ImportError as exc:  # pragma: no cover - depends on the environment

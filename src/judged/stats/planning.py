@@ -31,7 +31,7 @@ import math
 import numpy as np
 
 from judged.errors import UsageError
-from judged.stats.paired import _positive_int, _scipy_stats
+from judged.stats.paired import positive_int, scipy_stats
 
 
 def _spread(differences) -> float:
@@ -68,10 +68,10 @@ def t_test_power(effect: float, queries: int, *, alpha: float = 0.05) -> float:
     >>> round(t_test_power(0.5, 34), 4)
     0.8078
     """
-    n = _positive_int("queries", queries)
+    n = positive_int("queries", queries)
     if n < 2:
         raise UsageError(f"a paired t-test needs at least 2 queries: got {n}")
-    stats = _scipy_stats()
+    stats = scipy_stats()
     critical = float(stats.t.ppf(1.0 - alpha / 2.0, n - 1))
     nc = abs(effect) * math.sqrt(n)
     upper = float(stats.nct.sf(critical, n - 1, nc))
@@ -90,7 +90,7 @@ def minimum_detectable_difference(
     """
     sd = _spread(differences)
     _levels(alpha, power)
-    n = len(differences) if queries is None else _positive_int("queries", queries)
+    n = len(differences) if queries is None else positive_int("queries", queries)
     if n < 2:
         raise UsageError(f"a paired t-test needs at least 2 queries: got {n}")
     low, high = 0.0, 1.0
@@ -117,7 +117,7 @@ def queries_needed(
         raise UsageError(
             f"difference must be a finite non-zero float. Got {difference!r} instead."
         )
-    minimum = max(2, _positive_int("minimum", minimum))
+    minimum = max(2, positive_int("minimum", minimum))
     effect = abs(difference) / sd
     # A relative tolerance keeps round trips (MDD(n) fed back) from rounding up to n + 1.
     target = power * (1.0 - 1e-9)
@@ -150,9 +150,9 @@ def randomization_floor(alpha: float, *, systems: int = 2, tests: int = 1, permu
     (6, 7)
     """
     _levels(alpha, 0.5)
-    relabellings = math.factorial(_positive_int("systems", systems))
-    tests = _positive_int("tests", tests)
-    draws = None if permutations is None else _positive_int("permutations", permutations)
+    relabellings = math.factorial(positive_int("systems", systems))
+    tests = positive_int("tests", tests)
+    draws = None if permutations is None else positive_int("permutations", permutations)
     if draws is not None and tests / (draws + 1) > alpha:
         raise UsageError(f"{draws} permutations cannot give a p-value of {alpha} or less over {tests} test(s).")
     n = 1
