@@ -22,8 +22,9 @@ _MAX_ITERATIONS = 200
 _CHUNK_CELLS = 1 << 21
 
 
-def _cumulative(size: int, cutoff: int) -> np.ndarray:
-    """``D[i]`` = sum of the discounts of the first min(i, k) ideal ranks: the ideal DCG of i equal gains of 1."""
+def unit_ideal_dcg(size: int, cutoff: int) -> np.ndarray:
+    """``D[i]`` = sum of the discounts of the first min(i, k) ideal ranks: the ideal DCG of i equal gains of 1
+    (``cutoff`` -1: none); settle's solver reads the same table."""
     ranks = np.arange(size)
     disc = discounts(ranks)
     if cutoff >= 0:
@@ -81,7 +82,7 @@ class _Ideal:
         self.width = np.diff(np.concatenate(([0.0], self.tau)))
         size = int((self.counts[:, 0] if self.counts.shape[1] else np.zeros(1, dtype=np.int64)).max(initial=0))
         size += int((data["n"] + data["beyond"]).max(initial=0)) + 1
-        self.table = _cumulative(size, int(data["cutoff"][0]) if len(data["cutoff"]) else -1)
+        self.table = unit_ideal_dcg(size, int(data["cutoff"][0]) if len(data["cutoff"]) else -1)
 
     def term(self, t: int, extra: np.ndarray) -> np.ndarray:
         """width[t] * D(counts[:, t] + extra), ``extra`` shaped (queries,) or (queries, m)."""

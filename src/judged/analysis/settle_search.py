@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from judged.measures.gains import discounts
+from judged.analysis.bounds_search import unit_ideal_dcg
 
 #: Dinkelbach stops when the best assignment improves on lam by less than this, relative to the ideal.
 _TOL = 1e-12
@@ -104,15 +104,6 @@ def _sorted_descending(coef: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.where(valid, ordered, 0.0)
 
 
-def _ideal_table(size: int, cutoff: int) -> np.ndarray:
-    """``D[i]``: the ideal DCG of i gains of 1 (the first min(i, k) discounts)."""
-    ranks = np.arange(size)
-    disc = discounts(ranks)
-    if cutoff >= 0:
-        disc = np.where(ranks < cutoff, disc, 0.0)
-    return np.concatenate(([0.0], np.cumsum(disc)))
-
-
 def _maximum(p: Problems) -> np.ndarray:
     """max f per problem: Dinkelbach, the inner problem solved exactly over sorted assignments.
 
@@ -128,7 +119,7 @@ def _maximum(p: Problems) -> np.ndarray:
     valid = np.arange(width)[None, :] <= p.n[:, None]
     v = p.values.astype(np.float64)
     widths = np.diff(np.concatenate(([0.0], p.tau)))
-    table = _ideal_table(int(p.counts.max(initial=0)) + width + 1, p.cutoff)
+    table = unit_ideal_dcg(int(p.counts.max(initial=0)) + width + 1, p.cutoff)
     rows = np.arange(q)
 
     def term(t: int, extra: np.ndarray) -> np.ndarray:
