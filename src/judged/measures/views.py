@@ -133,18 +133,19 @@ def rank_order_sum(top: Top, values: np.ndarray) -> np.ndarray:
     [0.75]
     """
     compact = np.concatenate(([0], np.cumsum(top.counts))).astype(np.int64)
-    return at_depth(running_sums(compact, values), compact, top.counts)
+    return at_depth(running_sums(compact, values), top.starts, top.counts)
 
 
-def at_depth(running: np.ndarray, offsets: np.ndarray, depth: np.ndarray) -> np.ndarray:
-    """Per query, the running sum of its first ``depth[q]`` rows (``depth`` at most its length), 0 for none.
+def at_depth(running: np.ndarray, starts: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The running sum of the first ``depth[i]`` rows from row ``starts[i]`` (at most the query's length), 0 for
+    none: with a view's ``offsets[:-1]``, one value per query; with ``offsets[query]``, any queries, repeated.
 
-    >>> at_depth(np.array([1.0, 3.0, 5.0]), np.array([0, 2, 3]), np.array([1, 0])).tolist()
+    >>> at_depth(np.array([1.0, 3.0, 5.0]), np.array([0, 2]), np.array([1, 0])).tolist()
     [1.0, 0.0]
     """
     out = np.zeros(len(depth))
     some = depth > 0
-    out[some] = running[offsets[:-1][some] + depth[some] - 1]
+    out[some] = running[starts[some] + depth[some] - 1]
     return out
 
 

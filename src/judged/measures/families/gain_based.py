@@ -29,7 +29,7 @@ from judged.measures.gains import view_gains
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
-from judged.measures.views import divide, measure_view, running_sums
+from judged.measures.views import at_depth, divide, measure_view, running_sums
 
 _GAIN_PARAMS = ("gain", "unjudged", "ties", "norel")
 
@@ -77,11 +77,7 @@ class _GainWalk:
 
     def dcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """DCG of the top ``depth`` rows of each ``query`` (all rows when fewer were retrieved)."""
-        depth = np.minimum(depth, self.view.lengths[query])
-        out = np.zeros(len(query))
-        some = depth > 0
-        out[some] = self.dcg[self.view.offsets[query[some]] + depth[some] - 1]
-        return out
+        return at_depth(self.dcg, self.view.offsets[query], np.minimum(depth, self.view.lengths[query]))
 
     def idcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """IDCG of the first ``depth`` (>= 1) positive ideal gains of each ``query`` (all when fewer)."""

@@ -30,7 +30,7 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
         longest = int(view.lengths.max(initial=0))
         weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
         return view.top(None).sum(view_gains(view, measure.gain) * weights)
-    return at_depth(running_dcg(view, measure.gain), view.offsets, view.top(measure.cutoff).counts)
+    return at_depth(running_dcg(view, measure.gain), view.offsets[:-1], view.top(measure.cutoff).counts)
 
 
 def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
@@ -60,7 +60,8 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
     monotone in the grade still gets its true ideal; only positive gains take
     a place in the ideal list.
     """
-    return at_depth(running_ideal_dcg(view, measure.gain), view.ideal_offsets, view.ideal_top(measure.cutoff).counts)
+    top = view.ideal_top(measure.cutoff)
+    return at_depth(running_ideal_dcg(view, measure.gain), view.ideal_offsets[:-1], top.counts)
 
 
 def running_ideal_dcg(view: RankedView, gain: Gain) -> np.ndarray:
