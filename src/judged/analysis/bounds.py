@@ -309,8 +309,8 @@ def _rbp_bounds(result, view, reported: np.ndarray, zero_m: Measure, drop_m: Mea
     zero = result.values[zero_m]
     lo, hi = zero + weight * values.min() / top_gain, zero + weight * values.max() / top_gain
     top = view.top(zero_m.cutoff)
-    n = (top.counts - top.sum(top.take(view.judged))).astype(np.int64)[reported]
-    retrieved = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)[reported]
+    n = (top.counts - view.judged_within(zero_m.cutoff)).astype(np.int64)[reported]
+    retrieved = (view.lengths - view.judged_within(None)).astype(np.int64)[reported]
     skipped = view.missing[reported] & (missing == "skip")
     lo[skipped] = hi[skipped] = np.nan
     return BoundsResult(
@@ -360,8 +360,8 @@ def _query_data(view, measure: Measure, values: np.ndarray, scope: str) -> dict[
     row_disc = discounts(top.positions)
     dcg = rank_order_sum(top, row_gains * row_disc)  # the same arithmetic as the nDCG kernel
     unj = ~row_judged
-    n = (top.counts - top.sum(row_judged)).astype(np.int64)
-    all_unjudged = (view.lengths - view.top(None).sum(view.judged)).astype(np.int64)
+    n = (top.counts - view.judged_within(measure.cutoff)).astype(np.int64)
+    all_unjudged = (view.lengths - view.judged_within(None)).astype(np.int64)
     width = int(n.max(initial=0))
     udisc = np.zeros((q, width))
     uq = np.repeat(np.arange(q), top.counts)[unj]

@@ -177,7 +177,7 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
     for key, cutoff in coverage_keys(measures):
         view = views[key]
         top = view.top(cutoff)
-        unjudged = top.counts - top.sum(top.take(view.judged))
+        unjudged = top.counts - view.judged_within(cutoff)
         counted = np.stack([unjudged, top.counts, view.ties_across(cutoff)]).astype(np.int64)
         coverage[key, cutoff] = counted[:, reported].T
     return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,

@@ -116,6 +116,19 @@ class RankedView:
         counts = np.diff(self.ideal_offsets)
         return Top(self.ideal_offsets, counts if k is None else np.minimum(counts, k))
 
+    def judged_within(self, k: int | None) -> np.ndarray:
+        """Judged documents among each query's first ``k`` rows (all when None), from one running count per view.
+
+        >>> view = RankedView(["q"], np.array([False]), np.array([False]), np.array([0, 3]), np.array([1, 0, 2]),
+        ...                   np.array([True, False, True]), np.zeros(3), np.array([0, 0]), np.array([], int), "trec")
+        >>> view.judged_within(2).tolist(), view.judged_within(None).tolist()
+        ([1], [2])
+        """
+        if "judged_before" not in self._derived:
+            self._derived["judged_before"] = np.concatenate(([0], np.cumsum(self.judged, dtype=np.int64)))
+        before, starts = self._derived["judged_before"], self.offsets[:-1]
+        return before[starts + self.top(k).counts] - before[starts]
+
     def num_relevant(self, rel: int) -> np.ndarray:
         """Judged documents with grade >= ``rel``, per query (from the judgments, not the run); counted once."""
         key = ("num_relevant", rel)

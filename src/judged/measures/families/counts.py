@@ -47,5 +47,5 @@ def num_rel(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def judged_share(view: RankedView, measure: Measure) -> np.ndarray:
     top = view.top(measure.cutoff)
-    found = top.sum(top.take(view.judged))
+    found = view.judged_within(measure.cutoff)
     return np.divide(found, top.counts, out=np.zeros(len(found)), where=top.counts > 0)

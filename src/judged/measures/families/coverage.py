@@ -33,6 +33,6 @@ from judged.measures.spec import Measure
 )
 def unjudged_share(view: RankedView, measure: Measure) -> np.ndarray:
     top = view.top(measure.cutoff)
-    missing = top.counts - top.sum(top.take(view.judged))
+    missing = top.counts - view.judged_within(measure.cutoff)
     size = top.counts if measure.cutoff is None else np.full(view.num_queries, measure.cutoff)
     return np.divide(missing, size, out=np.zeros(view.num_queries), where=size > 0)

@@ -115,8 +115,7 @@ def utility(view: RankedView, measure: Measure) -> np.ndarray:
     integer=True,
 )
 def num_nonrel_judged_ret(view: RankedView, measure: Measure) -> np.ndarray:
-    top = view.top(measure.cutoff)
-    judged = top.sum(top.take(view.judged))
+    judged = view.judged_within(measure.cutoff)
     return judged - relevant_retrieved(view, measure)
 
 
