@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,12 +14,25 @@ import judged.render.trec_eval as render
 from judged.io.native import _native
 from judged.render.trec_eval import TrecColumn, render_trec_eval_columns
 
+def _step(value: float, steps: int) -> float:
+    for _ in range(abs(steps)):
+        value = math.nextafter(value, math.inf if steps > 0 else -math.inf)
+    return value
+
+
 needs_native = pytest.mark.skipif(_native is None, reason="the C extension is not built")
 
 # values where %6.4f rounds at a half, carries, or runs long, beside whatever hypothesis draws
 EDGES = [0.00005, 0.00015, 0.99995, 0.123449999999, 9.99995, -0.0, 0.0, -0.00004, 1e300, -1e-300, 5e-324,
          math.inf, -math.inf, math.nan, 123456.78905]
-numbers = st.one_of(st.sampled_from(EDGES), st.floats(allow_nan=True, allow_infinity=True, width=64))
+# a four-decimal half (k + 0.5) / 10^4 and its neighbours a few units in the last place away: where the product
+# v * 10^4 rounds onto .5 in binary while the exact value lies to one side of it
+near_halves = st.builds(lambda k, steps, sign: sign * _step((k + 0.5) / 10**4, steps),
+                        st.integers(0, 45 * 10**14), st.integers(-3, 3), st.sampled_from([1.0, -1.0]))
+# exact halves (dyadic fractions such as 1/32 = 0.03125): printf and Python round these to even
+exact_halves = st.builds(lambda j, m: j / 2.0**m, st.integers(0, 2**20), st.integers(5, 20))
+numbers = st.one_of(st.sampled_from(EDGES), st.floats(allow_nan=True, allow_infinity=True, width=64), near_halves,
+                    exact_halves, st.floats(4.4e11, 4.6e11))
 counts = st.one_of(st.integers(-2**53, 2**53).map(float), st.sampled_from([-0.0, 0.0, 2.0**62, -(2.0**62)]))
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\t"), max_size=12)
 qid_lists = st.lists(st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\t"),
@@ -77,6 +91,17 @@ def test_worked_lines():
     assert text.splitlines() == [
         "map                   \tq1\t0.0001", "num_ret               \tq1\t1000", "relstring             \tq1\t'10-'",
         "map                   \tqé\t0.0001", "num_ret               \tqé\t3", "relstring             \tqé\t''"]
+
+
+@needs_native
+def test_c_rounds_every_four_decimal_half_as_python():
+    """Every half (k + 0.5) / 10^4 below 10^4, and one unit in the last place to either side, is laid out as
+    Python's %6.4f lays it out (Python rounds the exact binary value correctly): 300,000 values."""
+    halves = (np.arange(10**5) + 0.5) / 10**4
+    values = np.concatenate([halves, np.nextafter(halves, 0), np.nextafter(halves, 1e6)])
+    values[::2] *= -1
+    text = _native.trec_block(["x "], [""] * len(values), [values], "f")
+    assert text.splitlines() == [f"x \t{v:6.4f}" for v in values.tolist()]
 
 
 def test_a_count_out_of_range_is_printed_by_python(monkeypatch):

@@ -24,6 +24,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <locale.h>
+#include <math.h>
 #ifdef __APPLE__
 #include <xlocale.h> /* strtod_l */
 #endif
@@ -1604,6 +1605,55 @@ static int text_add(Text *text, const char *bytes, size_t length) {
     return 0;
 }
 
+/* The decimal digits of n at the end of the buffer ending at end; returns where they start. */
+static char *digits_before(char *end, uint64_t n) {
+    do {
+        *--end = (char)('0' + n % 10);
+        n /= 10;
+    } while (n);
+    return end;
+}
+
+/* "%6.4f" of a finite double whose magnitude is below 4.5e11, as printf writes it: the exact binary value
+   rounded to four decimals, an exact half to even. v * 10000 is the rounded product p plus the exact error e
+   (fma), and p < 2^52, so rounding p to the integer n is right unless p lies exactly halfway, where e's sign
+   decides. The integer part has at least one digit, so the text is never shorter than the width of 6. */
+static Py_ssize_t fixed4(double v, char *cell) {
+    double a = fabs(v), p = a * 10000.0, e = fma(a, 10000.0, -p), n = nearbyint(p), d = p - n;
+    if (d == 0.5 && e > 0) {
+        n += 1;
+    } else if (d == -0.5 && e < 0) {
+        n -= 1;
+    }
+    uint64_t units = (uint64_t)n;
+    char buffer[32], *end = buffer + sizeof buffer, *start;
+    for (int i = 0; i < 4; i++) {
+        *--end = (char)('0' + units % 10);
+        units /= 10;
+    }
+    *--end = '.';
+    start = digits_before(end, units);
+    if (signbit(v)) {
+        *--start = '-';
+    }
+    Py_ssize_t length = buffer + sizeof buffer - start;
+    memcpy(cell, start, (size_t)length);
+    return length;
+}
+
+/* "%lld" of a count held in a double within int64's range (a fraction truncated, as C's cast does). */
+static Py_ssize_t count_text(double v, char *cell) {
+    long long count = (long long)v;
+    uint64_t magnitude = count < 0 ? (uint64_t)0 - (uint64_t)count : (uint64_t)count;
+    char buffer[24], *end = buffer + sizeof buffer, *start = digits_before(end, magnitude);
+    if (count < 0) {
+        *--start = '-';
+    }
+    Py_ssize_t length = end - start;
+    memcpy(cell, start, (size_t)length);
+    return length;
+}
+
 /* trec_block(prefixes, qids, columns, kinds): trec_eval's per-query lines, query by query, each query's in
    column order: prefix, qid, a tab, the cell, a newline. A cell is "%6.4f" of a float64 (kind 'f'; NaN as
    Python prints it, "   nan"), "%lld" of a float64 holding a count (kind 'i') or the text itself (kind 's', a
@@ -1683,9 +1733,11 @@ static PyObject *trec_block(PyObject *self, PyObject *args) {
             } else {
                 double v = ((const double *)numbers[c].buf)[q];
                 if (kinds[c] == 'i') {
-                    length = snprintf(cell, sizeof cell, "%lld", (long long)v);
+                    length = count_text(v, cell);
                 } else if (v != v) {
                     length = snprintf(cell, sizeof cell, "   nan");
+                } else if (fabs(v) < 4.5e11) {
+                    length = fixed4(v, cell);
                 } else {
                     length = snprintf(cell, sizeof cell, "%6.4f", v);
                 }

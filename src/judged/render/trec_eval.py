@@ -138,8 +138,9 @@ def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str],
 def _per_query_lines(shown: Sequence[tuple[TrecColumn, Sequence[float | str]]], qids: Sequence[str],
                      zscore: bool) -> str:
     """Every query's lines, query by query, each query's in column order: :func:`trec_eval_line` of each cell,
-    laid out in C when the extension is built (the same bytes: C's printf and Python both round the exact
-    binary value correctly to four decimals, and NaN prints as Python prints it), else column by column here."""
+    laid out in C when the extension is built (the same bytes: its four-decimal layout rounds the exact binary
+    value correctly, an exact half to even, as printf and Python do, and NaN prints as Python prints it), else
+    column by column here."""
     prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
     kinds = "".join("s" if isinstance(values[0], str) else "i" if c.integer and not zscore else "f"
                     for c, values in shown)
