@@ -14,6 +14,7 @@ import judged.render.trec_eval as render
 from judged.io.native import _native
 from judged.render.trec_eval import TrecColumn, render_trec_eval_columns
 
+
 def _step(value: float, steps: int) -> float:
     for _ in range(abs(steps)):
         value = math.nextafter(value, math.inf if steps > 0 else -math.inf)

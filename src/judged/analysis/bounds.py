@@ -101,7 +101,7 @@ from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
-from judged.measures.families.rbp import persistence_weights
+from judged.measures.families.rbp import unjudged_weight
 from judged.measures.gains import discounts, gains, judged_gains
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, rank_order_sum
@@ -305,7 +305,7 @@ def _rbp_bounds(result, view, reported: np.ndarray, zero_m: Measure, drop_m: Mea
         raise UsageError(f"unjudged bounds of {zero_m} need the grade domain {list(domain)} within the scale "
                          f"0..{scale} (max_rel), so that every gain lies in [0, 1].")
     scoped = measure_view(view, zero_m)
-    weight = persistence_weights(scoped, zero_m, (~scoped.judged).astype(np.float64))[reported]
+    weight = unjudged_weight(scoped, zero_m)[reported]
     zero = result.values[zero_m]
     lo, hi = zero + weight * values.min() / top_gain, zero + weight * values.max() / top_gain
     top = view.top(zero_m.cutoff)

@@ -37,6 +37,27 @@ class Hits:
         keep = self.position < bound
         return Hits(self.query[keep], self.position[keep], self.num_queries)
 
+    @cached_property
+    def offsets(self) -> np.ndarray:
+        """Where each query's hits start, and after the last query's, where they end (int64, one more than
+        queries): the hits of query q are ``offsets[q]:offsets[q + 1]``."""
+        return np.concatenate(([0], np.cumsum(np.bincount(self.query, minlength=self.num_queries)))).astype(np.int64)
+
+    @cached_property
+    def _keys(self) -> np.ndarray:
+        """One sortable int64 per hit: its query, then its position (the hits are in this order)."""
+        return self.query * _STRIDE + self.position
+
+    def above(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+        """For each ``query[i]``, how many of its hits are ranked in its first ``depth[i]`` rows.
+
+        >>> hits = Hits(np.array([0, 0, 1]), np.array([1, 4, 0]), 2)
+        >>> hits.above(np.array([0, 0, 1, 1]), np.array([1, 5, 0, 3])).tolist()
+        [0, 2, 0, 1]
+        """
+        query = np.asarray(query, dtype=np.int64)
+        return np.searchsorted(self._keys, query * _STRIDE + np.asarray(depth, dtype=np.int64)) - self.offsets[query]
+
     def count(self) -> np.ndarray:
         """Hits per query."""
         return np.bincount(self.query, minlength=self.num_queries).astype(np.float64)
@@ -67,11 +88,7 @@ class Hits:
 
     def preceding(self, other: Hits) -> np.ndarray:
         """For each hit, how many of ``other``'s hits in the same query are ranked above it."""
-        mine = self.query * _STRIDE + self.position
-        theirs = other.query * _STRIDE + other.position
-        before = np.searchsorted(theirs, mine, side="left")
-        query_start = np.searchsorted(theirs, self.query * _STRIDE, side="left")
-        return before - query_start
+        return other.above(self.query, self.position)
 
 
 _STRIDE = np.int64(1) << 32
@@ -83,3 +100,10 @@ def relevant_hits(view: RankedView, rel: int) -> Hits:
     if key not in view._derived:
         view._derived[key] = Hits.of(view, view.relevant(rel))
     return view._derived[key]
+
+
+def judged_hits(view: RankedView) -> Hits:
+    """The judged rows of ``view`` (pooled-but-unjudged rows are not judged), computed once per view."""
+    if "judged_hits" not in view._derived:
+        view._derived["judged_hits"] = Hits.of(view, view.judged)
+    return view._derived["judged_hits"]

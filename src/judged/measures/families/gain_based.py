@@ -24,12 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView, Top
-from judged.measures.families.ndcg import ideal_gains, running_dcg, running_ideal_dcg
-from judged.measures.gains import view_gains
+from judged.measures.families.ndcg import dcg_at, ideal_gains, running_dcg, running_ideal_dcg
+from judged.measures.gains import gained_hits
 from judged.measures.hits import relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
-from judged.measures.views import at_depth, divide, measure_view, running_sums
+from judged.measures.views import divide, measure_view, running_sums
 
 _GAIN_PARAMS = ("gain", "unjudged", "ties", "norel")
 
@@ -51,12 +51,13 @@ def bin_g(view: RankedView, measure: Measure) -> np.ndarray:
 
 
 class _GainWalk:
-    """What the three measures read: per row its gain and running DCG; per query the positive ideal gains."""
+    """What the measures read: the rows with a gain, their gains and running DCG; per query the positive
+    ideal gains."""
 
     def __init__(self, view: RankedView, measure: Measure) -> None:
-        self.view = view
-        self.gain = view_gains(view, measure.gain)
-        self.dcg = running_dcg(view, measure.gain)
+        self.view, self.measure_gain = view, measure.gain
+        self.hits, self.gain = gained_hits(view, measure.gain)
+        self.dcg = running_dcg(view, measure.gain)  # at each of the hits
         everything = view.ideal_top(None)
         ideal = ideal_gains(view, measure.gain)
         self.num_ideal = everything.sum(ideal > 0).astype(np.int64)  # M: positive ideal gains, first in each query
@@ -77,7 +78,7 @@ class _GainWalk:
 
     def dcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """DCG of the top ``depth`` rows of each ``query`` (all rows when fewer were retrieved)."""
-        return at_depth(self.dcg, self.view.offsets[query], np.minimum(depth, self.view.lengths[query]))
+        return dcg_at(self.view, self.measure_gain, query, np.minimum(depth, self.view.lengths[query]))
 
     def idcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """IDCG of the first ``depth`` (>= 1) positive ideal gains of each ``query`` (all when fewer)."""
@@ -96,15 +97,14 @@ class _GainWalk:
 def normalised_gain(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     walk = _GainWalk.of(view, measure)
-    some = np.flatnonzero(walk.gain != 0)  # only a document with a gain earns: the costs of the others go unread
-    query, rank = view.qidx[some].astype(np.int64), view.rank[some].astype(np.int64)
+    query, rank = walk.hits.query, walk.hits.position  # only a document with a gain earns: the rest go unread
     cost_ideal = running_sums(walk.ideal_offsets, np.maximum(walk.ideal, 1.0))
     within = np.minimum(rank + 1, walk.num_ideal[query])
     cost = (rank + 1 - within).astype(np.float64)  # one a rank past the ideal gains
     inside = within > 0
     cost[inside] += cost_ideal[walk.ideal_offsets[query[inside]] + within[inside] - 1]
-    gained = running_sums(view.offsets, walk.gain)[some]
-    earned = walk.gain[some] / np.log2(2.0 + cost - gained)
+    gained = running_sums(walk.hits.offsets, walk.gain)
+    earned = walk.gain / np.log2(2.0 + cost - gained)
     total = np.bincount(query, weights=earned, minlength=view.num_queries).astype(np.float64)
     return divide(total, Top(walk.ideal_offsets, walk.num_ideal).sum(walk.ideal))
 
@@ -122,9 +122,9 @@ def normalised_gain(view: RankedView, measure: Measure) -> np.ndarray:
 def ndcg_rel(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     walk = _GainWalk.of(view, measure)
-    rows = np.flatnonzero(walk.gain > 0)
-    query = view.qidx[rows].astype(np.int64)
-    ratios = walk.dcg[rows] / walk.idcg_at(query, view.rank[rows].astype(np.int64) + 1)
+    positive = walk.gain > 0
+    query = walk.hits.query[positive]
+    ratios = walk.dcg[positive] / walk.idcg_at(query, walk.hits.position[positive] + 1)
     at_rows = np.bincount(query, weights=ratios, minlength=view.num_queries).astype(np.float64)
     found = np.bincount(query, minlength=view.num_queries)
     queries = np.flatnonzero(walk.num_ideal > 0)
@@ -180,7 +180,7 @@ def rndcg(view: RankedView, measure: Measure) -> np.ndarray:
 def ndcg_p(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     walk = _GainWalk.of(view, measure)
-    dcg = view.top(None).sum(walk.gain / np.log2(np.maximum(view.rank + 1.0, 2.0)))
+    dcg = walk.hits.sum(walk.gain / np.log2(np.maximum(walk.hits.position + 1.0, 2.0)))
     ideal = Top(walk.ideal_offsets, walk.num_ideal).sum(walk.ideal / np.log2(np.maximum(walk.ideal_rank + 1.0, 2.0)))
     found = relevant_hits(view, measure.rel).count()
     out = np.divide(dcg, ideal, out=np.zeros(view.num_queries), where=(found > 0) & (ideal > 0))

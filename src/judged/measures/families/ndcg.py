@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView
-from judged.measures.gains import cumulative_discounts, discounts, gains, view_gains
+from judged.measures.gains import cumulative_discounts, discounts, gained_hits, gains, view_gains
 from judged.measures.registry import family
 from judged.measures.spec import Gain, Measure
 from judged.measures.views import at_depth, divide, measure_view, running_sums, tie_weights
@@ -30,27 +30,38 @@ def dcg(view: RankedView, measure: Measure) -> np.ndarray:
         longest = int(view.lengths.max(initial=0))
         weights = tie_weights(view, measure.cutoff, cumulative_discounts(longest))
         return view.top(None).sum(view_gains(view, measure.gain) * weights)
-    return at_depth(running_dcg(view, measure.gain), view.offsets[:-1], view.top(measure.cutoff).counts)
+    return dcg_at(view, measure.gain, np.arange(view.num_queries), view.top(measure.cutoff).counts)
 
 
 def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
-    """Per row, the DCG of its query's ranking down to it, added in rank order: read at each cutoff, computed
-    once per view and gain (every nDCG@k, DCG@k and G read it).
+    """At each row with a gain (:func:`~judged.measures.gains.gained_hits`, in their order), the DCG of its
+    query's ranking down to it, added in rank order; computed once per view and gain (every nDCG@k, DCG@k
+    and G read it). The rows without a gain add nothing, so the DCG at any depth is the one at the last row
+    with a gain above it (:func:`dcg_at`).
 
     >>> from judged.engine.ranking import build_view
     >>> from judged.io.inputs import Qrels, Run
     >>> run = Run.from_dict({"q": {"a": 3.0, "b": 2.0, "c": 1.0}})
     >>> view = build_view(run, Qrels.from_dict({"q": {"a": 1, "c": 2}}))
-    >>> running_dcg(view, Gain()).tolist()   # a: 1/log2(2); b unjudged: + 0; c: + 2/log2(4)
+    >>> running_dcg(view, Gain()).tolist()   # a: 1/log2(2); c: + 2/log2(4) (b, unjudged, adds nothing)
+    [1.0, 2.0]
+    >>> dcg_at(view, Gain(), np.array([0, 0, 0]), np.array([1, 2, 3])).tolist()
     [1.0, 1.0, 2.0]
     >>> [round(v, 4) for v in running_ideal_dcg(view, Gain()).tolist()]   # c then a: 2, 2 + 1/log2(3)
     [2.0, 2.6309]
     """
     key = ("running_dcg", gain)
     if key not in view._derived:
-        view._derived[key] = running_sums(view.offsets, view_gains(view, gain) * discounts(view.rank))
+        hits, values = gained_hits(view, gain)
+        view._derived[key] = running_sums(hits.offsets, values * discounts(hits.position))
         view._derived[key].setflags(write=False)
     return view._derived[key]
+
+
+def dcg_at(view: RankedView, gain: Gain, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
+    """The DCG of the first ``depth[i]`` rows of each ``query[i]`` (0 for none), read from :func:`running_dcg`."""
+    hits, _ = gained_hits(view, gain)
+    return at_depth(running_dcg(view, gain), hits.offsets[query], hits.above(query, depth))
 
 
 def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:

@@ -29,7 +29,8 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView
-from judged.measures.gains import scaled_gains
+from judged.measures.gains import scaled_gained_hits, top_gains
+from judged.measures.hits import Hits, judged_hits
 from judged.measures.registry import family
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, tie_weights
@@ -37,16 +38,34 @@ from judged.measures.views import measure_view, tie_weights
 _PARAMS = ("gain", "unjudged", "ties", "p", "max_rel")
 
 
-def persistence_weights(view: RankedView, measure: Measure, values: np.ndarray) -> np.ndarray:
-    """Per query, sum over the top k of (1 - p) p^(rank) * value (0-based rank), under the tie rule."""
+def persistence_weights(view: RankedView, measure: Measure, hits: Hits, values: np.ndarray) -> np.ndarray:
+    """Per query, sum over its ``hits`` in the top k of (1 - p) p^(rank) * value (0-based rank, one value per
+    hit), under the tie rule; the other rows count 0. Added in rank order, as trec_eval adds."""
     p = measure.p
     if measure.ties == "average":
         longest = int(view.lengths.max(initial=0))
         cumulative = 1.0 - p ** np.arange(longest + 1, dtype=np.float64)  # credit of ranks 0..r-1
-        return view.top(None).sum(values * tie_weights(view, measure.cutoff, cumulative))
-    top = view.top(measure.cutoff)
-    powers = p ** np.arange(int(top.counts.max(initial=0)), dtype=np.float64)  # p^r once per rank, not per row
-    return top.sum(top.take(values) * (1.0 - p) * powers[top.positions])
+        rows = np.zeros(len(view.grade))
+        rows[view.offsets[hits.query] + hits.position] = values
+        return view.top(None).sum(rows * tie_weights(view, measure.cutoff, cumulative))
+    keep = slice(None) if measure.cutoff is None else hits.position < measure.cutoff
+    position = hits.position[keep]
+    powers = p ** np.arange(int(position.max(initial=-1)) + 1, dtype=np.float64)  # p^r once per rank, not per hit
+    return np.bincount(hits.query[keep], weights=values[keep] * (1.0 - p) * powers[position],
+                       minlength=view.num_queries)
+
+
+def judged_weight(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per query, the RBP weight of the judged documents in the top k: (1 - p) sum_{judged i<=k} p^(i-1)."""
+    judged = judged_hits(view)
+    return persistence_weights(view, measure, judged, np.ones(len(judged.query)))
+
+
+def unjudged_weight(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per query, the RBP weight of the unjudged documents in the top k: (1 - p) sum_{unjudged i<=k} p^(i-1),
+    as the weight of every retrieved rank there, 1 - p^n, less the judged ones' (which are few)."""
+    retrieved = view.top(measure.cutoff).counts.astype(np.float64)
+    return 1.0 - judged_weight(view, measure) - measure.p ** retrieved
 
 
 @family(
@@ -58,7 +77,7 @@ def persistence_weights(view: RankedView, measure: Measure, values: np.ndarray) 
 )
 def rbp(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    return persistence_weights(view, measure, scaled_gains(view, measure))
+    return persistence_weights(view, measure, *scaled_gained_hits(view, measure))
 
 
 @family(
@@ -71,8 +90,7 @@ def rbp(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def rbp_residual(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
-    scaled_gains(view, measure)  # refuses grades above the scale, as RBP does
-    unjudged = persistence_weights(view, measure, (~view.judged).astype(np.float64))
-    retrieved = view.top(measure.cutoff).counts.astype(np.float64)
+    top_gains(view, measure)  # refuses grades above the scale, as RBP does
     beyond = 0.0 if measure.cutoff is None else measure.p ** float(measure.cutoff)
-    return unjudged + measure.p ** retrieved - beyond
+    # the unjudged weight plus the empty ranks' (p^n - p^k): every rank's weight in the top k, less the judged ones'
+    return 1.0 - judged_weight(view, measure) - beyond
