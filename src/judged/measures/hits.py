@@ -25,9 +25,18 @@ class Hits:
 
     @classmethod
     def of(cls, view: RankedView, flags: np.ndarray) -> Hits:
-        rows = np.flatnonzero(flags)
+        """The rows of ``view`` whose flag is set."""
+        return cls.at(view, np.flatnonzero(flags))
+
+    @classmethod
+    def at(cls, view: RankedView, rows: np.ndarray) -> Hits:
+        """The given rows of ``view`` (ascending)."""
         query = np.searchsorted(view.offsets, rows, side="right") - 1
         return cls(query, rows - view.offsets[query], view.num_queries)
+
+    def where(self, keep: np.ndarray) -> Hits:
+        """The hits for which ``keep`` (one flag per hit) is set."""
+        return Hits(self.query[keep], self.position[keep], self.num_queries)
 
     def within(self, limit: int | np.ndarray | None) -> Hits:
         """Hits ranked above ``limit`` (one cutoff, or one per query); all when None."""
@@ -98,12 +107,20 @@ def relevant_hits(view: RankedView, rel: int) -> Hits:
     """The relevant rows (judged, grade >= ``rel``) of ``view``, computed once per view and threshold."""
     key = ("relevant_hits", rel)
     if key not in view._derived:
-        view._derived[key] = Hits.of(view, view.relevant(rel))
+        view._derived[key] = judged_hits(view).where(view.grade[view.judged_rows] >= rel)
+    return view._derived[key]
+
+
+def nonrelevant_hits(view: RankedView, rel: int) -> Hits:
+    """The judged non-relevant rows (grade < ``rel``) of ``view``, computed once per view and threshold."""
+    key = ("nonrelevant_hits", rel)
+    if key not in view._derived:
+        view._derived[key] = judged_hits(view).where(view.grade[view.judged_rows] < rel)
     return view._derived[key]
 
 
 def judged_hits(view: RankedView) -> Hits:
     """The judged rows of ``view`` (pooled-but-unjudged rows are not judged), computed once per view."""
     if "judged_hits" not in view._derived:
-        view._derived["judged_hits"] = Hits.of(view, view.judged)
+        view._derived["judged_hits"] = Hits.at(view, view.judged_rows)
     return view._derived["judged_hits"]

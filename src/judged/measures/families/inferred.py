@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView
-from judged.measures.hits import Hits, relevant_hits
+from judged.measures.hits import Hits, nonrelevant_hits, relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view
@@ -48,7 +48,7 @@ EPSILON = 1e-5
 def inferred_ap(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     relevant = relevant_hits(view, measure.rel)
-    nonrelevant = Hits.of(view, view.judged & ~view.relevant(measure.rel))
+    nonrelevant = nonrelevant_hits(view, measure.rel)
     pooled = Hits.of(view, ~view.judged & (view.grade < 0))
     rel_above = relevant.ordinal() - 1.0
     nonrel_above = relevant.preceding(nonrelevant).astype(np.float64)

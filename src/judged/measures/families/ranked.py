@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.view import RankedView
-from judged.measures.hits import Hits, relevant_hits
+from judged.measures.hits import nonrelevant_hits, relevant_hits
 from judged.measures.registry import family
 from judged.measures.spec import ORDERED_TIES, Measure
 from judged.measures.views import divide, measure_view
@@ -75,7 +75,7 @@ def r_precision(view: RankedView, measure: Measure) -> np.ndarray:
 )
 def bpref(view: RankedView, measure: Measure) -> np.ndarray:
     relevant = relevant_hits(view, measure.rel).within(measure.cutoff)
-    nonrelevant = Hits.of(view, view.judged & ~view.relevant(measure.rel))
+    nonrelevant = nonrelevant_hits(view, measure.rel)
     num_relevant = view.num_relevant(measure.rel)
     bound = np.minimum(num_relevant, view.num_nonrelevant(measure.rel))[relevant.query]
     above = np.minimum(relevant.preceding(nonrelevant), num_relevant[relevant.query])
