@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import judged
+from judged.engine.ranking import _by_query
 from judged.io import native
 from judged.io.inputs import Run
 
@@ -70,3 +71,15 @@ def test_order_by_score_split_among_threads_equals_one_sort():
     expected = np.lexsort((-scores, np.repeat(np.arange(len(lengths)), lengths)))
     assert int(lengths.sum()) > 1 << 16
     assert native.order_by_score(scores, lengths).tolist() == expected.tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(qids=st.lists(st.sampled_from(["q1", "q10", "q2", "é", "", "Q"]), max_size=30), grouped=st.booleans())
+def test_judgments_grouped_by_query_are_put_in_order_as_a_full_sort_orders_them(qids, grouped):
+    """Judgment rows in qid order (a stable sort of every row, or the runs of a grouped file put in order) and
+    the runs of equal qids in that order: the same either way."""
+    column = pl.Series(sorted(qids, key=qids.index) if grouped else qids, dtype=pl.String)
+    rows, runs = _by_query(column)
+    expected = column.arg_sort().to_numpy()
+    assert rows.tolist() == expected.tolist()
+    assert runs.to_list() == column.gather(expected).rle().to_list()

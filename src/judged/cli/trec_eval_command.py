@@ -232,7 +232,7 @@ class _Evaluation:
                                         depth=self.options.max_docs)
             qids = list(result.qids)
             for entry, pairs in named.items():
-                by_entry[entry] = [TrecColumn(printed, result.values[m].tolist() if TABLE[entry].per_query else None,
+                by_entry[entry] = [TrecColumn(printed, result.values[m] if TABLE[entry].per_query else None,
                                               result.aggregate[m], m.family.integer) for printed, m in pairs]
         else:
             view = build_view(self.run, qrels, "trec", self.options.max_docs)

@@ -163,9 +163,7 @@ class PreparedJudgments:
 
     @classmethod
     def of(cls, qrels: Qrels) -> PreparedJudgments:
-        qids = qrels.frame["qid"]
-        rows = qids.arg_sort().to_numpy().astype(np.int64)  # stable: a query's rows keep their file order
-        runs = qids.gather(rows).rle()
+        rows, runs = _by_query(qrels.frame["qid"])
         lengths = runs.struct.field("len").to_numpy().astype(np.int64)
         ends = np.cumsum(lengths)
         grade = qrels.frame["grade"].to_numpy()[rows]
@@ -198,6 +196,21 @@ class PreparedJudgments:
         offsets = _offsets(counts)
         take = np.repeat(bounds[index] - offsets[:-1], counts) + np.arange(offsets[-1], dtype=np.int64)
         return offsets, self.ideal_grade[take]
+
+
+def _by_query(qids: pl.Series) -> tuple[np.ndarray, pl.Series]:
+    """The rows in order of qid (a stable sort: a query's rows keep their order) and the runs of equal qids in
+    that order. A file grouped by query, as qrels files are, needs only its runs put in order."""
+    runs = qids.rle()
+    values = runs.struct.field("value")
+    if values.n_unique() < len(values):  # a query in two places: sort every row
+        rows = qids.arg_sort().to_numpy().astype(np.int64)
+        return rows, qids.gather(rows).rle()
+    order = values.arg_sort().to_numpy()
+    lengths = runs.struct.field("len").to_numpy().astype(np.int64)
+    starts, placed = np.cumsum(lengths) - lengths, lengths[order]
+    rows = np.repeat(starts[order] - (np.cumsum(placed) - placed), placed) + np.arange(len(qids), dtype=np.int64)
+    return rows, runs[pl.Series(order)]
 
 
 _PREPARED: weakref.WeakKeyDictionary[Qrels, PreparedJudgments] = weakref.WeakKeyDictionary()

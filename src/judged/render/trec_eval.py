@@ -89,7 +89,7 @@ def _cell(value: float | str, integer: bool, zscore: bool) -> str:
     return str(int(value)) if integer and not zscore else f"{value:6.4f}"
 
 
-def _cells(values: Sequence[float | str], integer: bool, zscore: bool) -> list[str]:
+def _cells(values: Sequence[float | str] | np.ndarray, integer: bool, zscore: bool) -> list[str]:
     """:func:`_cell` of a whole column, whose values are all strings or all numbers, in one pass."""
     if isinstance(values[0], str):
         return [str(v) for v in values]
@@ -106,11 +106,11 @@ class TrecColumn:
     (``runid``, ``num_q``, ``gm_map``), ``summary`` None for one it prints
     per query only (``relstring``); a value is a number or, for those two, a
     string. ``integer`` prints counts as ``%ld``. Numbers are floats, as the result arrays hold them (a count
-    is exact up to 2**53).
+    is exact up to 2**53); a column of numbers may be that float64 array itself.
     """
 
     name: str
-    values: Sequence[float | str] | None
+    values: Sequence[float | str] | np.ndarray | None
     summary: float | str | None
     integer: bool = False
 
@@ -135,7 +135,7 @@ def render_trec_eval_columns(columns: Sequence[TrecColumn], qids: Sequence[str],
     return "".join(out)
 
 
-def _per_query_lines(shown: Sequence[tuple[TrecColumn, Sequence[float | str]]], qids: Sequence[str],
+def _per_query_lines(shown: Sequence[tuple[TrecColumn, Sequence[float | str] | np.ndarray]], qids: Sequence[str],
                      zscore: bool) -> str:
     """Every query's lines, query by query, each query's in column order: :func:`trec_eval_line` of each cell,
     laid out in C when the extension is built (the same bytes: its four-decimal layout rounds the exact binary
