@@ -139,6 +139,16 @@ def test_a_missing_file_is_an_input_error_exit_2(files):
     assert f"Quit in file '{files['dir'] / 'nope'}'" in result.stderr
 
 
+def test_files_are_read_as_trec_text_whatever_their_names(files):
+    """trec_eval reads its two files as TREC text: a run named .json or qrels named .csv are not JSON or CSV."""
+    qrels, run = files["dir"] / "qrels.csv", files["dir"] / "run.json"
+    qrels.write_text(files["answered"].read_text())
+    run.write_text(files["run"].read_text())
+    result = run_cli("-m", "map", qrels, run)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == "map                   \tall\t0.2500\n"
+
+
 def test_a_bad_line_names_file_and_line(files):
     bad = files["dir"] / "bad"
     bad.write_text("q1 0 b 1\nq1 0 c high\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import TextIO
 
 import click
@@ -175,7 +176,7 @@ class _Evaluation:
     def __init__(self, options: TrecEvalOptions, marked: Marked, notes: list[str]) -> None:
         self.options, self.marked, self.notes = options, marked, notes
         self.qrels_path, self.run_path = options.files
-        self.run = _read(read_run, self.run_path)
+        self.run = _read(partial(read_run, format="trec"), self.run_path)  # TREC text, whatever the name
         self.zscores: ZScores | None = _read(read_zscores, options.zscores) if options.zscores else None
 
     def text(self) -> str:
@@ -210,7 +211,7 @@ class _Evaluation:
         return [c for e in computed if e in by_entry for c in by_entry[e]], qids
 
     def _graded(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
-        qrels = _read(read_qrels, self.qrels_path)
+        qrels = _read(partial(read_qrels, format="trec"), self.qrels_path)
         named = {}
         for entry in (e for e in entries if e in TABLE and e != "num_q"):
             try:
