@@ -66,7 +66,7 @@ def gained_hits(view: RankedView, gain: Gain) -> tuple[Hits, np.ndarray]:
     key = ("gained_hits", gain)
     if key not in view._derived:
         judged = judged_hits(view)
-        values = gains(view.grade[view.offsets[judged.query] + judged.position], gain)
+        values = gains(view.grade[view.judged_rows], gain)
         keep = values != 0
         view._derived[key] = Hits(judged.query[keep], judged.position[keep], view.num_queries), values[keep]
         view._derived[key][1].setflags(write=False)
