@@ -353,6 +353,17 @@ def test_rbp_range_equals_brute_force(docs, cutoff, gain, p):
     assert bounds.minimum[0] == pytest.approx(min(outcomes), abs=1e-12)
     assert bounds.maximum[0] == pytest.approx(max(outcomes), abs=1e-12)
     assert bounds.minimum[0] == bounds.zero[0]  # grade 0 gains 0: unjudged-as-0 is the least assignment
+    if bounds.unjudged_top_k[0] == 0:  # nothing unjudged that counts: a point, to the bit
+        assert bounds.maximum[0] == bounds.zero[0]
+
+
+@pytest.mark.parametrize("length", [2, 6, 8, 10])
+def test_a_fully_judged_ranking_has_an_rbp_range_of_one_point(length):
+    """Every retrieved document judged: the range is RBP itself exactly (an unjudged weight taken as the rest of
+    1 - p^n would come out a unit in the last place either side of 0)."""
+    run = {"q": {f"d{i}": float(10 - i) for i in range(length)}}
+    bounds = unjudged_bounds(run, {"q": {f"d{i}": i % 2 for i in range(length)}}, "RBP(p=0.8,max_rel=1)")
+    assert bounds.minimum[0] == bounds.maximum[0] == bounds.zero[0]
 
 
 def test_the_footer_names_the_measure_bounded(tmp_path):

@@ -66,4 +66,7 @@ def test_rbp_is_the_sum_over_every_row_and_its_residual_the_unjudged_weight(coll
     unjudged = [read_at(r, int(d)) for r, d in zip(by_query(view, weight * ~view.judged), depth, strict=True)]
     beyond = 0.0 if k is None else p ** k
     residual = np.array(unjudged) + p ** depth.astype(float) - beyond
-    np.testing.assert_allclose(resid.family.kernel(view, resid), residual, rtol=0, atol=1e-14)
+    got = resid.family.kernel(view, resid)
+    np.testing.assert_allclose(got, residual, rtol=0, atol=1e-14)
+    assert (got >= 0).all()  # a residual is never negative, not even by a unit in the last place
+    assert (got[residual == 0] == 0).all()  # nothing unjudged and no empty rank: exactly 0

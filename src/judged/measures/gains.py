@@ -31,8 +31,9 @@ def gains(grades: np.ndarray, gain: Gain) -> np.ndarray:
 
 
 def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
-    """:func:`judged_gains` of every row of ``view``, computed once per view and gain (nDCG at each cutoff, DCG,
-    G and the rest read the same gains); read-only, like the view's other cached columns.
+    """:func:`judged_gains` of every row of ``view``, computed once per view and gain, for what weighs every row
+    (``ties=average`` spreads a tied group's credit over all of it; the C/W/L measures' scaled gains); read-only,
+    like the view's other cached columns. The sums in rank order read :func:`gained_hits` instead.
 
     >>> from judged.engine.ranking import build_view
     >>> from judged.io.inputs import Qrels, Run
@@ -154,7 +155,7 @@ def scaled_gained_hits(view: RankedView, measure: Measure) -> tuple[Hits, np.nda
     [0.3333333333333333, 1.0]
     """
     key = ("scaled_gained_hits", measure.gain, measure.max_rel)
-    if key not in view._derived:  # RBP and its residual, at every p and cutoff, read the same gains
+    if key not in view._derived:  # RBP at every p and cutoff reads the same gains
         hits, values = gained_hits(view, measure.gain)
         view._derived[key] = hits, values / top_gains(view, measure)[hits.query]
         view._derived[key][1].setflags(write=False)

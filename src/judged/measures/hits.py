@@ -17,7 +17,8 @@ from judged.engine.view import RankedView
 
 @dataclass(frozen=True)
 class Hits:
-    """Flagged rows in rank order: their ``query`` index and 0-based ``position`` within the query."""
+    """Flagged rows in rank order, query after query: their ``query`` index and 0-based ``position`` within the
+    query."""
 
     query: np.ndarray
     position: np.ndarray
@@ -58,14 +59,16 @@ class Hits:
         return self.query * _STRIDE + self.position
 
     def above(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
-        """For each ``query[i]``, how many of its hits are ranked in its first ``depth[i]`` rows.
+        """For each ``query[i]``, how many of its hits are ranked in its first ``depth[i]`` rows (a depth past
+        2^32 - 1 counts as that: no query is longer).
 
         >>> hits = Hits(np.array([0, 0, 1]), np.array([1, 4, 0]), 2)
         >>> hits.above(np.array([0, 0, 1, 1]), np.array([1, 5, 0, 3])).tolist()
         [0, 2, 0, 1]
         """
         query = np.asarray(query, dtype=np.int64)
-        return np.searchsorted(self._keys, query * _STRIDE + np.asarray(depth, dtype=np.int64)) - self.offsets[query]
+        bound = query * _STRIDE + np.minimum(np.asarray(depth, dtype=np.int64), _STRIDE - 1)
+        return np.searchsorted(self._keys, bound) - self.offsets[query]
 
     def count(self) -> np.ndarray:
         """Hits per query."""
@@ -77,11 +80,7 @@ class Hits:
 
     @cached_property
     def _ordinal(self) -> np.ndarray:
-        leading = np.ones(len(self.query), dtype=bool)
-        leading[1:] = self.query[1:] != self.query[:-1]
-        starts = np.flatnonzero(leading)
-        index = np.arange(len(self.query))
-        return index - np.repeat(starts, np.diff(np.append(starts, len(self.query)))) + 1
+        return np.arange(len(self.query)) - self.offsets[self.query] + 1
 
     def ordinal(self) -> np.ndarray:
         """For each hit, how many hits of its query are at or above it (1 for the first); computed once."""
@@ -90,9 +89,8 @@ class Hits:
     def first_position(self) -> np.ndarray:
         """Per query, the position of its first hit (-1 when none)."""
         out = np.full(self.num_queries, -1, dtype=np.int64)
-        leading = np.ones(len(self.query), dtype=bool)
-        leading[1:] = self.query[1:] != self.query[:-1]
-        out[self.query[leading]] = self.position[leading]
+        some = self.offsets[:-1] < self.offsets[1:]
+        out[some] = self.position[self.offsets[:-1][some]]
         return out
 
     def preceding(self, other: Hits) -> np.ndarray:

@@ -11,6 +11,7 @@ loading the table's rich or the JSON writer's configuration (about 45 ms at star
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -23,7 +24,8 @@ FORMATS = ("table", "trec_eval", "json", "tsv")
 _MODULES = {"render_json": "jsonout", "render_table": "table", "render_trec_eval": "trec_eval", "render_tsv": "tsv"}
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Callable[..., str]:
+    """A renderer, from its module, loaded on first use (PEP 562)."""
     if name in _MODULES:
         return getattr(importlib.import_module(f"judged.render.{_MODULES[name]}"), name)
     raise AttributeError(f"module 'judged.render' has no attribute {name!r}")

@@ -98,7 +98,7 @@ def _cells(values: Sequence[float | str] | np.ndarray, integer: bool, zscore: bo
     return [f"{v:6.4f}" for v in values]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TrecColumn:
     """One printed trec_eval measure: its name, one value per query and the summary value.
 

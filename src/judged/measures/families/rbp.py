@@ -55,17 +55,30 @@ def persistence_weights(view: RankedView, measure: Measure, hits: Hits, values: 
                        minlength=view.num_queries)
 
 
-def judged_weight(view: RankedView, measure: Measure) -> np.ndarray:
-    """Per query, the RBP weight of the judged documents in the top k: (1 - p) sum_{judged i<=k} p^(i-1)."""
-    judged = judged_hits(view)
-    return persistence_weights(view, measure, judged, np.ones(len(judged.query)))
-
-
 def unjudged_weight(view: RankedView, measure: Measure) -> np.ndarray:
-    """Per query, the RBP weight of the unjudged documents in the top k: (1 - p) sum_{unjudged i<=k} p^(i-1),
-    as the weight of every retrieved rank there, 1 - p^n, less the judged ones' (which are few)."""
-    retrieved = view.top(measure.cutoff).counts.astype(np.float64)
-    return 1.0 - judged_weight(view, measure) - measure.p ** retrieved
+    """Per query, the RBP weight of the unjudged documents in the top k: (1 - p) sum_{unjudged i<=k} p^(i-1).
+
+    Under an ordered tie rule it is the weight of every retrieved rank there, 1 - p^n, less the judged ones'
+    (which are few): exactly 0 when nothing there is unjudged, and never below 0. Under ``ties=average`` a tied
+    group straddling k spreads its weight past k, so the unjudged rows' own weights are summed.
+    """
+    if measure.ties == "average":
+        unjudged = Hits.of(view, ~view.judged)
+        return persistence_weights(view, measure, unjudged, np.ones(len(unjudged.query)))
+    judged = judged_hits(view)
+    top = view.top(measure.cutoff)
+    rest = 1.0 - persistence_weights(view, measure, judged, np.ones(len(judged.query))) - measure.p ** top.counts
+    return np.where(view.judged_within(measure.cutoff) < top.counts, np.maximum(rest, 0.0), 0.0)
+
+
+def empty_weight(view: RankedView, measure: Measure) -> np.ndarray:
+    """Per query, the RBP weight of the ranks in the top k the run left empty: p^n - p^k (p^k = 0 without a
+    cutoff), exactly 0 when the run filled them all."""
+    retrieved = view.top(measure.cutoff).counts
+    if measure.cutoff is None:
+        return measure.p ** retrieved.astype(np.float64)
+    powers = measure.p ** np.append(retrieved, measure.cutoff).astype(np.float64)  # one power function for both
+    return np.where(retrieved < measure.cutoff, np.maximum(powers[:-1] - powers[-1], 0.0), 0.0)
 
 
 @family(
@@ -91,6 +104,4 @@ def rbp(view: RankedView, measure: Measure) -> np.ndarray:
 def rbp_residual(view: RankedView, measure: Measure) -> np.ndarray:
     view = measure_view(view, measure)
     top_gains(view, measure)  # refuses grades above the scale, as RBP does
-    beyond = 0.0 if measure.cutoff is None else measure.p ** float(measure.cutoff)
-    # the unjudged weight plus the empty ranks' (p^n - p^k): every rank's weight in the top k, less the judged ones'
-    return 1.0 - judged_weight(view, measure) - beyond
+    return unjudged_weight(view, measure) + empty_weight(view, measure)
