@@ -41,6 +41,10 @@ def test_a_measure_contradicting_the_config_is_refused():
     pinned = "nDCG(gain=exp)@5 sets gain=exp, but team/judged.toml pins gain={0:0,1:1,2:3,3:10}"
     with pytest.raises(judged.UsageError, match=re.escape(pinned)):
         config.measure("nDCG(gain=exp)@5")
+    dropped = "sets unjudged=drop, but team/judged.toml pins unjudged=zero"  # ir_measures' spelling of it
+    with pytest.raises(judged.UsageError, match=re.escape(dropped)):
+        Config.from_text("[conventions]\nunjudged = 'zero'\n", path="team/judged.toml").measure(
+            "nDCG(judged_only=True)@5")
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ non-relevant are d2 and d6, the relevant retrieved sit at ranks 1 and 4 with pre
 from __future__ import annotations
 
 import math
+import re
 from fractions import Fraction
 
 import pytest
@@ -246,14 +247,28 @@ def test_iprec_matches_trec_eval_10_on_its_302_data(conformance):
 @pytest.mark.parametrize(("spelling", "ours"), [
     ("IPrec@0.5", "IPrec(recall=0.5)"), ("SetP", "P"), ("SetR", "R"), ("SetF(beta=0.5)", "SetF(beta=0.5)"),
     ("SetAP", "SetAP"), ("infAP(rel=2)", "infAP(rel=2)"), ("NumQ", "NumQ"), ("SetP(relative=True)", "RelP"),
-    ("SetRelP", "RelP"), ("SetAP(judged_only=True)", "SetAP(unjudged=drop)"),
+    ("SetRelP", "RelP"), ("SetAP(judged_only=True)", "SetAP(unjudged=drop)"), ("NumRet(rel=1)", "NumRelRet(rel=1)"),
+    ("nDCG(judged_only=True)@10", "nDCG(unjudged=drop)@10"),
 ])
 def test_ir_measures_spellings_and_objects_read_as_the_same_measures(spelling, ours):
+    """Through the ir_measures layer and through ``-m`` (parse) alike."""
     import ir_measures
 
     from judged.measures.ir_names import from_ir_measures
 
     assert from_ir_measures(spelling) == from_ir_measures(ir_measures.parse_measure(spelling)) == parse(ours)
+    assert parse(spelling) == parse(ours)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("RR(gain=linear)", "RR has no parameter 'gain'"),
+    ("NumRet(unjudged=zero)", "NumRet has no parameter 'unjudged': it counts every document retrieved"),
+])
+def test_a_convention_the_family_lacks_is_refused_even_written_at_its_default(text, message):
+    """``NumRet(rel=1)`` read as NumRet, its rel ignored, would be the count of every document retrieved where
+    ir_measures means the relevant ones; so a convention written out must be one the family has."""
+    with pytest.raises(MeasureError, match=re.escape(message)):
+        parse(text)
 
 
 @pytest.mark.parametrize(("expected", "qrels", "rel"), [("out.test.yaap_dcg", "qrels.test", 1),

@@ -23,7 +23,7 @@ import ast
 import re
 
 from judged.errors import MeasureError, UsageError
-from judged.measures.parse import parse
+from judged.measures.parse import parse_own
 from judged.measures.spec import Gain, Measure
 
 #: ir_measures' defaults where judged's differ: gdeval (its ERR) fixes the top grade at 4; NERR10's p is 0.9.
@@ -72,7 +72,25 @@ def _read(text: str) -> tuple[str, dict[str, object]]:
     return match.group("name"), params
 
 
+def judged_text(text: str) -> str:
+    """judged's spelling of an ir_measures name, the conventions it sets written out.
+
+    >>> judged_text("nDCG(judged_only=True)@10"), judged_text("SetP(rel=2)")
+    ('nDCG(unjudged=drop)@10', 'P(rel=2)')
+    """
+    name, params = _read(text)
+    return _spelling(name, params, text)
+
+
 def _convert(name: str, params: dict[str, object], label: str) -> Measure:
+    try:
+        return parse_own(_spelling(name, params, label))
+    except MeasureError as err:
+        raise UsageError(f"cannot read ir_measures measure {label!r}: {err}") from None
+
+
+def _spelling(name: str, params: dict[str, object], label: str) -> str:
+    params = dict(params)
     cutoff = params.pop("cutoff", None)
     params = {**_THEIR_DEFAULTS.get(name, {}), **params}
     if name == "SetP" and params.pop("relative", False) is True:
@@ -83,10 +101,7 @@ def _convert(name: str, params: dict[str, object], label: str) -> Measure:
         raise UsageError(f"ir_measures' {name} takes no cutoff. Got {label!r}.")
     conventions = [c for c in (_convention(key, value, label) for key, value in params.items()) if c]
     text = _RENAMED.get(name, name) + (f"({','.join(conventions)})" if conventions else "")
-    try:
-        return parse(text + (f"@{cutoff}" if cutoff is not None else ""))
-    except MeasureError as err:
-        raise UsageError(f"cannot read ir_measures measure {label!r}: {err}") from None
+    return text + (f"@{cutoff}" if cutoff is not None else "")
 
 
 def _convention(key: str, value: object, label: str) -> str:

@@ -31,16 +31,40 @@ _HEAD = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_\-]*)\s*")  # 11pt_avg s
 
 
 def parse(text: str) -> Measure:
-    """Parse one measure string into a :class:`Measure` (judged's grammar, else one trec_eval name)."""
+    """Parse one measure string into a :class:`Measure`: judged's grammar, else one trec_eval name, else an
+    ir_measures name (:mod:`judged.measures.ir_names`). A name both grammars read is read as judged's.
+
+    >>> str(parse("ndcg_cut_10"))  # trec_eval's name
+    'nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10'
+    >>> str(parse("IPrec@0.5"))  # ir_measures' name
+    'IPrec(rel=1,unjudged=zero,ties=trec,norel=0,recall=0.5,rounding=round)'
+    >>> str(parse("NumRet(rel=1)"))  # ir_measures counts the relevant documents retrieved so
+    'NumRelRet(rel=1,unjudged=zero,ties=trec)'
+    """
     if not isinstance(text, str) or not text.strip():
         raise MeasureError(f"a measure must be a non-empty string like 'nDCG@10'. Got {text!r}.")
     try:
-        return _parse(text)
+        return parse_own(text)
     except MeasureError as err:
-        trec = _trec_eval_measure(text.strip())
-        if trec is None:
+        found = _trec_eval_measure(text.strip()) or _ir_measures_measure(text.strip())
+        if found is None:
             raise err from None
-        return trec
+        return found
+
+
+def parse_own(text: str) -> Measure:
+    """One measure in judged's own grammar only: ``Name(convention=value,...)@k``."""
+    return _parse(text)
+
+
+def _ir_measures_measure(text: str) -> Measure | None:
+    """The measure ir_measures' name ``text`` asks for; None if ir_measures cannot read it either."""
+    from judged.measures.ir_names import from_ir_measures
+
+    try:
+        return from_ir_measures(text)
+    except (MeasureError, UsageError):
+        return None
 
 
 def _trec_eval_measure(text: str) -> Measure | None:
@@ -71,6 +95,11 @@ def _parse(text: str) -> Measure:
         close = _matching_paren(text, head.end())
         params = _split_params(text[head.end() + 1 : close], text)
         rest = text[close + 1 :].strip()
+    family = family_of(name)
+    for key in params:  # written out, even at its default: a convention the family does not have is refused
+        if key not in family.params:
+            reason = dict(family.without).get(key)
+            raise MeasureError(f"{name} has no parameter {key!r}" + (f": {reason}." if reason else "."))
     cutoff = None
     if rest:
         match = re.fullmatch(r"@\s*(\S+)", rest.strip())
@@ -99,7 +128,21 @@ def explicit_params(text: str) -> dict[str, str]:
 
     >>> explicit_params("nDCG(ties=average, gain=exp)@5")
     {'ties': 'average', 'gain': 'exp'}
+    >>> explicit_params("nDCG(judged_only=True)@10")  # ir_measures' spelling of unjudged=drop
+    {'unjudged': 'drop'}
     """
+    try:
+        return _explicit_params(text)
+    except MeasureError as err:
+        from judged.measures.ir_names import judged_text
+
+        try:
+            return _explicit_params(judged_text(text))
+        except (MeasureError, UsageError):
+            raise err from None
+
+
+def _explicit_params(text: str) -> dict[str, str]:
     head = _HEAD.match(text)
     if head is None or not text[head.end() :].startswith("("):
         return {}
