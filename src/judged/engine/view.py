@@ -132,6 +132,11 @@ class RankedView:
         """The judged rows, ascending: a few per cent of a deep run's rows, read instead of the flags."""
         return np.flatnonzero(self.judged)
 
+    @cached_property
+    def judged_grades(self) -> np.ndarray:
+        """The grades of :attr:`judged_rows`, in their order."""
+        return self.grade[self.judged_rows]
+
     def num_relevant(self, rel: int) -> np.ndarray:
         """Judged documents with grade >= ``rel``, per query (from the judgments, not the run); counted once."""
         key = ("num_relevant", rel)

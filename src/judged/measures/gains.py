@@ -66,10 +66,9 @@ def gained_hits(view: RankedView, gain: Gain) -> tuple[Hits, np.ndarray]:
     """
     key = ("gained_hits", gain)
     if key not in view._derived:
-        judged = judged_hits(view)
-        values = gains(view.grade[view.judged_rows], gain)
+        values = gains(view.judged_grades, gain)
         keep = values != 0
-        view._derived[key] = Hits(judged.query[keep], judged.position[keep], view.num_queries), values[keep]
+        view._derived[key] = judged_hits(view).where(keep), values[keep]
         view._derived[key][1].setflags(write=False)
     return view._derived[key]
 

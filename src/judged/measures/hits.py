@@ -44,8 +44,7 @@ class Hits:
         if limit is None:
             return self
         bound = limit if np.isscalar(limit) else np.asarray(limit)[self.query]
-        keep = self.position < bound
-        return Hits(self.query[keep], self.position[keep], self.num_queries)
+        return self.where(self.position < bound)
 
     @cached_property
     def offsets(self) -> np.ndarray:
@@ -105,7 +104,7 @@ def relevant_hits(view: RankedView, rel: int) -> Hits:
     """The relevant rows (judged, grade >= ``rel``) of ``view``, computed once per view and threshold."""
     key = ("relevant_hits", rel)
     if key not in view._derived:
-        view._derived[key] = judged_hits(view).where(view.grade[view.judged_rows] >= rel)
+        view._derived[key] = judged_hits(view).where(view.judged_grades >= rel)
     return view._derived[key]
 
 
@@ -113,7 +112,7 @@ def nonrelevant_hits(view: RankedView, rel: int) -> Hits:
     """The judged non-relevant rows (grade < ``rel``) of ``view``, computed once per view and threshold."""
     key = ("nonrelevant_hits", rel)
     if key not in view._derived:
-        view._derived[key] = judged_hits(view).where(view.grade[view.judged_rows] < rel)
+        view._derived[key] = judged_hits(view).where(view.judged_grades < rel)
     return view._derived[key]
 
 

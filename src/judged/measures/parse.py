@@ -52,11 +52,6 @@ def parse(text: str) -> Measure:
         return found
 
 
-def parse_own(text: str) -> Measure:
-    """One measure in judged's own grammar only: ``Name(convention=value,...)@k``."""
-    return _parse(text)
-
-
 def _ir_measures_measure(text: str) -> Measure | None:
     """The measure ir_measures' name ``text`` asks for; None if ir_measures cannot read it either."""
     from judged.measures.ir_names import from_ir_measures
@@ -84,7 +79,8 @@ def _trec_eval_measure(text: str) -> Measure | None:
     return measures[0][1]
 
 
-def _parse(text: str) -> Measure:
+def parse_own(text: str) -> Measure:
+    """One measure in judged's own grammar only: ``Name(convention=value,...)@k``."""
     head = _HEAD.match(text)
     if head is None:
         raise MeasureError(f"cannot read measure {text!r}: it must start with a name like nDCG.")
