@@ -3,6 +3,9 @@
 Columns are found by name: ``qid`` (or ``query_id``, ``query``), ``docid``
 (or ``doc_id``, ``doc``, ``docno``), ``score`` for runs and ``grade`` (or
 ``relevance``, ``rel``, ``label``) for qrels; pass ``columns=`` to map others.
+A frame that names its document ``docno`` or ``doc_id`` is read by that
+column even when it also has ``docid``: PyTerrier's frames, before and after
+``pt.model.to_ir_measures``, carry ``docid`` as the index's integer.
 pandas and polars DataFrames are accepted by the API. A value written as
 text (every CSV/TSV field, a Parquet string column) follows the TREC reader's
 number rule (:mod:`judged.io.numbers`, docs/formats.md): ASCII digits, sign,
@@ -26,6 +29,9 @@ _CANDIDATES = {
     "score": ("score", "sim", "similarity"),
     "grade": ("grade", "relevance", "rel", "label", "judgment"),
 }
+
+#: The columns that name the document in PyTerrier's frames (``docno``) and ir_measures' (``doc_id``).
+_NAMED_DOCUMENT = ("docno", "doc_id")
 
 
 def read_table(path: str | Path, kind: str, format: str, name: str | None = None,
@@ -70,11 +76,22 @@ def pick_column(names: Sequence[str], role: str, columns: Mapping[str, str] | No
             raise InputError(f"column {columns[role]!r} (for {role}) not found", path=where,
                              text=", ".join(names), expected=f"a column named {columns[role]!r}")
         return columns[role]
-    for candidate in _CANDIDATES[role]:
+    for candidate in _preferred(role, names):
         if candidate in names:
             return candidate
     raise InputError(f"no {role} column", path=where, text=", ".join(names),
                      expected=f"one of {', '.join(_CANDIDATES[role])} (or pass columns=)")
+
+
+def _preferred(role: str, names: Sequence[str]) -> tuple[str, ...]:
+    """The usual names of ``role`` in the order they are tried: ``docno``/``doc_id`` before ``docid``.
+
+    >>> _preferred("docid", ["qid", "docid", "docno", "score"])[:2]
+    ('docno', 'doc_id')
+    """
+    if role == "docid" and any(name in names for name in _NAMED_DOCUMENT):
+        return _NAMED_DOCUMENT + tuple(c for c in _CANDIDATES[role] if c not in _NAMED_DOCUMENT)
+    return _CANDIDATES[role]
 
 
 def _typed(frame: pl.DataFrame, value: str, where: str) -> pl.DataFrame:
