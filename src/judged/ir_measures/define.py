@@ -74,7 +74,7 @@ class RuntimeEvaluator:
 
     def __init__(self, measures: Iterable[Measure], qrels: Any) -> None:
         self.measures = list(measures)
-        self._qrels = _pandas(qrels, Qrel._fields[:3])
+        self._qrels = _pandas(qrels, Qrel._fields)
         if "query_id" not in self._qrels.columns:
             raise ValueError(f"Required column query_id not found in qrels. Found columns was "
                              f"{self._qrels.columns.to_list()}")
@@ -145,7 +145,8 @@ def _pandas(source: Any, fields: tuple[str, ...]) -> pd.DataFrame:
     if isinstance(source, dict):
         rows = [(q, d, v) for q, docs in source.items() for d, v in docs.items()]
         return pd.DataFrame(rows, columns=list(fields[:3]))
-    return pd.DataFrame(list(source), columns=list(fields))
+    rows = list(source)
+    return pd.DataFrame(rows) if rows else pd.DataFrame([], columns=list(fields))
 
 
 def _ranked(run: pd.DataFrame) -> pd.DataFrame:

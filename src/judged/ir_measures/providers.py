@@ -300,6 +300,11 @@ class GdevalProvider(Provider):
             "nDCG": lambda m: (m["cutoff"] is not None and m["dcg"] == "exp-log2" and m["gains"] is None
                                and _all_docs(m))})
 
+    def judged_measure(self, measure: Measure) -> JudgedMeasure:
+        if measure.NAME == "nDCG":  # gdeval.pl's nDCG is the exponential one, whatever the measure says
+            measure = measure(dcg="exp-log2")
+        return super().judged_measure(measure)
+
     def printed(self, value: float) -> float:
         return float(f"{value:.5f}")
 
@@ -317,7 +322,7 @@ class FallbackProvider:
     def evaluator(self, measures: Iterable[Any], qrels: Any) -> PipelineEvaluator:
         """Judgments read once for many runs, each measure with its provider."""
         chosen: dict[Any, list[Measure]] = {}
-        for measure in (_measure(m) for m in measures):
+        for measure in dict.fromkeys(_measure(m) for m in measures):  # equal measures are one, as in ir_measures
             provider = next((p for p in self.providers if p.supports(measure)), None)
             if provider is None:
                 raise ValueError(f"unsupported measure {measure}")
