@@ -91,6 +91,10 @@ class Measure:
     def __hash__(self) -> int:
         return hash(repr(self))
 
+    def aggregator(self) -> MeanAgg | SumAgg:
+        """A fresh accumulator of this measure's per-query values (PyTerrier aggregates with it)."""
+        return SumAgg() if self.AGGREGATE == "sum" else MeanAgg()
+
     def iter_calc(self, qrels: Any, run: Any) -> Iterator[Any]:
         """This measure's per-query values of ``run``."""
         from judged.ir_measures.providers import DefaultPipeline
@@ -115,6 +119,41 @@ class Measure:
 
 
 BaseMeasure = Measure
+
+
+class MeanAgg:
+    """The mean of the values added; ``default`` (NaN) when none were.
+
+    >>> agg = MeanAgg(); agg.add(1.0); agg.add(0.0); agg.result()
+    0.5
+    """
+
+    def __init__(self, default: float = float("nan")) -> None:
+        self.sum, self.count, self.default = 0.0, 0, default
+
+    def add(self, value: float) -> None:
+        """Take one query's value."""
+        self.sum += value
+        self.count += 1
+
+    def result(self) -> float:
+        """The mean so far."""
+        return self.sum / self.count if self.count else self.default
+
+
+class SumAgg:
+    """The sum of the values added (counts: NumQ, NumRel, NumRet)."""
+
+    def __init__(self) -> None:
+        self.sum = 0.0
+
+    def add(self, value: float) -> None:
+        """Take one query's value."""
+        self.sum += value
+
+    def result(self) -> float:
+        """The sum so far."""
+        return self.sum
 
 
 def _is_default(info: ParamInfo | None, value: Any) -> bool:

@@ -44,6 +44,9 @@ from judged.ir_measures.measures import Measure
 from judged.ir_measures.records import CalcResults, Metric
 from judged.measures.ir_names import from_ir_measures
 from judged.measures.spec import Measure as JudgedMeasure
+from judged.measures.trec_names import TABLE, to_trec_eval
+
+_TREC_ORDER = {entry: i for i, entry in enumerate(TABLE)}
 
 #: How a provider orders a tied group: "docid_desc" (trec_eval), "docid_asc" (Python's sort) or "input".
 Ties = str
@@ -90,15 +93,19 @@ class Evaluator:
         if ranked.height == 0:
             return
         judged_run = read_run(ranked)
-        groups: dict[str, tuple[pl.Expr, list[Measure]]] = {}
+        invocations: dict[Any, list[Measure]] = {}
         for measure in self.measures:
-            key, grades = self._provider.grades(measure)
-            groups.setdefault(key, (grades, []))[1].append(measure)
-        for grades, group in groups.values():
-            qrels = read_qrels(self._qrels.with_columns(grades.alias("grade")))
+            invocations.setdefault(self._provider.invocation(measure, list(invocations)), []).append(measure)
+        for group in invocations.values():
+            group = sorted(group, key=self._provider.order)
+            qrels = read_qrels(self._qrels.with_columns(self._provider.grades(group[0])[1].alias("grade")))
             wanted = list(dict.fromkeys(self._judged[m] for m in group))
             result = evaluate(judged_run, qrels, wanted, missing="skip")
-            for i, qid in enumerate(result.qids):
+            at = {qid: i for i, qid in enumerate(result.qids)}
+            for qid in self._provider.query_order(run["qid"].unique(maintain_order=True).to_list()):
+                if qid not in at:
+                    continue
+                i = at[qid]
                 for measure in group:
                     value = float(result.values[self._judged[measure]][i])
                     if value == value:
@@ -106,14 +113,11 @@ class Evaluator:
 
 
 def aggregate(measures: Sequence[Measure], metrics: Iterable[Metric]) -> dict[Measure, float]:
-    """The mean (the sum, for counts) of each measure's metrics in the order given; NaN for a mean of none."""
-    sums = {m: 0.0 for m in measures}
-    counts = {m: 0 for m in measures}
+    """Each measure's :meth:`~Measure.aggregator` over its metrics in the order given (mean, or sum for counts)."""
+    accumulators = {m: m.aggregator() for m in measures}
     for metric in metrics:
-        sums[metric.measure] += metric.value
-        counts[metric.measure] += 1
-    return {m: sums[m] if m.AGGREGATE == "sum" else (sums[m] / counts[m] if counts[m] else float("nan"))
-            for m in measures}
+        accumulators[metric.measure].add(metric.value)
+    return {m: accumulator.result() for m, accumulator in accumulators.items()}
 
 
 def ranked_rows(run: pl.DataFrame, ties: Ties, float32: bool = False) -> list[int]:
@@ -174,6 +178,18 @@ class Provider:
         """A value as the provider hands it to ir_measures."""
         return value
 
+    def invocation(self, measure: Measure, earlier: list[Any]) -> Any:
+        """The run of the provider's program that computes ``measure`` (``earlier``: those already started)."""
+        return self.grades(measure)[0]
+
+    def order(self, measure: Measure) -> Any:
+        """Where ``measure`` comes among one invocation's metrics of a query (the order given, by default)."""
+        return 0
+
+    def query_order(self, qids: list[str]) -> list[str]:
+        """The order the provider yields queries in, given the run's order (the run's, by default)."""
+        return qids
+
     def evaluator(self, measures: Iterable[Measure], qrels: Any) -> Evaluator:
         """Judgments read once for many runs."""
         return Evaluator(self, [_measure(m) for m in measures], qrels)
@@ -233,6 +249,27 @@ class PytrecEvalProvider(Provider):
     def judged_measure(self, measure: Measure) -> JudgedMeasure:
         found = super().judged_measure(measure)
         return dataclasses.replace(found, rounding="v9") if found.name == "IPrec" else found
+
+    def invocation(self, measure: Measure, earlier: list[Any]) -> Any:
+        """One pytrec_eval evaluator per (rel, gains, judged_only); counts and plain nDCG join the first."""
+        joins_first = measure.NAME in ("NumQ", "nDCG", "NumRet") and measure["gains"] is None \
+            if measure.NAME == "nDCG" else measure.NAME == "NumQ" or (measure.NAME == "NumRet" and
+                                                                  measure["rel"] is None)
+        if joins_first and earlier:
+            return earlier[0]
+        rel = measure["rel"] if "rel" in measure.SUPPORTED_PARAMS and measure["rel"] is not None else 1
+        judged_only = bool(measure["judged_only"]) if "judged_only" in measure.SUPPORTED_PARAMS else False
+        gains = repr(sorted(measure["gains"].items())) if measure.NAME == "nDCG" and measure["gains"] else None
+        return rel, gains, judged_only
+
+    def query_order(self, qids: list[str]) -> list[str]:
+        """By qid, as pytrec_eval's result dict is."""
+        return sorted(qids)
+
+    def order(self, measure: Measure) -> Any:
+        """trec_eval's table order, then the cutoff, as pytrec_eval hands out a query's values."""
+        name = to_trec_eval(self.judged_measure(measure))
+        return _TREC_ORDER.get(name.entry, len(_TREC_ORDER)), name.cutoff
 
 
 class CwlEvalProvider(Provider):
@@ -308,6 +345,10 @@ class GdevalProvider(Provider):
     def printed(self, value: float) -> float:
         return float(f"{value:.5f}")
 
+    def query_order(self, qids: list[str]) -> list[str]:
+        """By topic number, as gdeval.pl sorts the run."""
+        return sorted(qids, key=lambda q: (int(q), q) if q.isdigit() else (0, q))
+
 
 class FallbackProvider:
     """Each measure to the first provider that takes it, as ir_measures' DefaultPipeline does."""
@@ -327,7 +368,8 @@ class FallbackProvider:
             if provider is None:
                 raise ValueError(f"unsupported measure {measure}")
             chosen.setdefault(provider, []).append(measure)
-        return PipelineEvaluator([p.evaluator(ms, qrels) for p, ms in chosen.items()])
+        ordered = sorted(chosen.items(), key=lambda pair: self.providers.index(pair[0]))  # providers' metrics in turn
+        return PipelineEvaluator([p.evaluator(ms, qrels) for p, ms in ordered])
 
     def iter_calc(self, measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
         """Per-query metrics of ``run``."""
