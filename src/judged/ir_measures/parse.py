@@ -19,9 +19,11 @@ _FORM = "problem parsing measure {}; must be in format Measure(k1=v1, k2=v2)@c"
 
 
 def parse_measure(measure: str | m.Measure) -> m.Measure:
-    """The measure object a name spells; a measure object is returned as it is."""
+    """The measure object a name spells; a measure object is returned as it is, and ir_measures' own is read."""
     if isinstance(measure, m.Measure):
         return measure
+    if not isinstance(measure, str) and isinstance(getattr(measure, "params", None), dict):
+        return parse_measure(str(getattr(measure, "NAME", "")))(**measure.params)
     try:
         body = ast.parse(measure, mode="eval").body
     except SyntaxError as err:

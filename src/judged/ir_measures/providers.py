@@ -44,9 +44,15 @@ from judged.ir_measures.measures import Measure
 from judged.ir_measures.records import CalcResults, Metric
 from judged.measures.ir_names import from_ir_measures
 from judged.measures.spec import Measure as JudgedMeasure
-from judged.measures.trec_names import TABLE, to_trec_eval
+from judged.measures.trec_names import TABLE
 
 _TREC_ORDER = {entry: i for i, entry in enumerate(TABLE)}
+
+#: The trec_eval table entry pytrec_eval computes each measure with (its order is the order of the output).
+_TREC_ENTRY = {"P": "P", "RR": "recip_rank", "Rprec": "Rprec", "AP": "map", "nDCG": "ndcg", "R": "recall",
+               "Bpref": "bpref", "NumRet": "num_ret", "NumQ": "num_q", "NumRel": "num_rel", "SetAP": "set_map",
+               "SetF": "set_F", "SetP": "set_P", "SetR": "set_recall", "Success": "success",
+               "IPrec": "iprec_at_recall", "infAP": "infAP"}
 
 #: How a provider orders a tied group: "docid_desc" (trec_eval), "docid_asc" (Python's sort) or "input".
 Ties = str
@@ -268,8 +274,15 @@ class PytrecEvalProvider(Provider):
 
     def order(self, measure: Measure) -> Any:
         """trec_eval's table order, then the cutoff, as pytrec_eval hands out a query's values."""
-        name = to_trec_eval(self.judged_measure(measure))
-        return _TREC_ORDER.get(name.entry, len(_TREC_ORDER)), name.cutoff
+        entry = _TREC_ENTRY[measure.NAME]
+        if measure.NAME in ("AP", "nDCG") and measure["cutoff"] is not None:
+            entry += "_cut"
+        elif measure.NAME == "NumRet" and measure["rel"] is not None:
+            entry = "num_rel_ret"
+        elif measure.NAME == "SetP" and measure["relative"]:
+            entry = "set_relative_P"
+        at = measure[measure.AT_PARAM] if measure.AT_PARAM in measure.SUPPORTED_PARAMS else None
+        return _TREC_ORDER[entry], at or 0
 
 
 class CwlEvalProvider(Provider):
