@@ -4,6 +4,8 @@ The tie rule lives here and only here:
 
 * ``trec``: score descending, then docid descending by bytes (trec_eval's ``comp_sim_docno``),
 * ``input``: score descending, then input order (a stable sort),
+* ``docid``: score descending, then docid ascending by bytes (Python's sort, so ir_measures'
+  msmarco and judged providers),
 * ``average``: ranked as ``trec``; measures spread credit over each tied group,
 * ``worst`` / ``best``: each tied group in ascending / descending grade (unjudged
   as 0, pooled but unjudged at its negative grade), then docid descending: the lowest
@@ -277,6 +279,8 @@ def _order_in_place(
         return None
     if ties in ("trec", "average") and (docids.gather(first) > docids.gather(first + 1)).all():
         return None
+    if ties == "docid":  # ascending within ties already, or the full sort puts them so
+        return None if (docids.gather(first) < docids.gather(first + 1)).all() else False
     return _tied_order(docids, tie, grade, ties)
 
 
@@ -303,5 +307,6 @@ def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, grade: np
             ["qidx", "score", "grade", "docid"], descending=[False, True, ties == "best", True]
         )
     else:
-        ranked = by.with_columns(docid=docids).sort(["qidx", "score", "docid"], descending=[False, True, True])
+        ranked = by.with_columns(docid=docids).sort(["qidx", "score", "docid"],
+                                                   descending=[False, True, ties != "docid"])
     return ranked["row"].to_numpy().astype(np.int64)

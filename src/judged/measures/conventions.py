@@ -90,8 +90,9 @@ CONVENTIONS: tuple[Convention, ...] = (
         "ties", "measure", "choice", "trec",
         "equal scores: `trec` (docid descending, trec_eval), `input` (file order), "
         "`average` (mean over the tied group, scikit-learn), `worst` / `best` (lowest / highest "
-        "grade first: the bounds any tie order can reach)",
-        ("trec", "input", "average", "worst", "best"),
+        "grade first: the bounds any tie order can reach), `docid` (docid ascending, Python's sort, as "
+        "ir_measures' msmarco provider ranks for RR@k)",
+        ("trec", "input", "average", "worst", "best", "docid"),
     ),
     Convention(
         "norel", "measure", "choice", "0",

@@ -28,7 +28,7 @@ from judged.measures.conventions import ORDERED_TIES as _ORDERED_TIES
 # judged.measures.conventions (a test checks that the two agree).
 Ideal = Literal["judged", "returned"]
 Unjudged = Literal["zero", "drop"]
-Ties = Literal["trec", "input", "average", "worst", "best"]
+Ties = Literal["trec", "input", "average", "worst", "best", "docid"]
 NoRel = Literal["0", "1", "skip"]
 Rounding = Literal["round", "v9"]
 
