@@ -185,7 +185,10 @@ IRM_PAIRS = {
     "IPrec(recall=0.7,rel=2)": "IPrec(rel=2)@0.7", "infAP": "infAP", "SetAP": "SetAP", "SetF": "SetF",
     "SetF(beta=0.5)": "SetF(beta=0.5)",
 }
-IRM_TIE_SENSITIVE = {"RR@3": "RR@3", "RR(rel=2)@5": "RR(rel=2)@5"}  # msmarco provider: docid ascending
+IRM_TIE_SENSITIVE = {"RR@3": "RR@3", "RR(rel=2)@5": "RR(rel=2)@5",  # msmarco provider: docid ascending
+                     "RelP": "SetP(relative=True)",
+                     "SDCG(max_rel=3)@5": "SDCG(max_rel=3)@5", "INST(T=2,max_rel=3)": "INST(T=2.0,max_rel=3)",
+                     "NERR10(p=0.9,max_rel=3)": "NERR10(max_rel=3)"}
 
 
 def ir_measures_values(pairs: dict[str, str], run, qrels) -> dict[str, dict[str, float]]:
@@ -205,7 +208,8 @@ def ir_measures_values(pairs: dict[str, str], run, qrels) -> dict[str, dict[str,
     return out
 
 
-@pytest.mark.parametrize("data,pairs", [(TIED, IRM_PAIRS), (TIE_FREE, {**IRM_PAIRS, **IRM_TIE_SENSITIVE})],
+@pytest.mark.parametrize("data,pairs", [(TIED, {**IRM_PAIRS, **IRM_TIE_SENSITIVE}),
+                                       (TIE_FREE, {**IRM_PAIRS, **IRM_TIE_SENSITIVE})],
                          ids=["tied", "tie-free"])
 def test_ir_measures_preset_matches_ir_measures(data, pairs):
     """Per query, over every judged query: a query missing from the run is 0 in both (missing='zero')."""
@@ -218,12 +222,12 @@ def test_ir_measures_preset_matches_ir_measures(data, pairs):
         assert_same(mine[measure], theirs[measure], f"ir_measures {measure} vs {name}")
 
 
-def test_ir_measures_rr_at_k_ties_differ_as_the_caveat_says():
-    """The msmarco provider puts tied docids in ascending order; judged's trec rule descending."""
-    run, qrels = {"q1": {"a": 1.0, "b": 1.0}}, {"q1": {"a": 1}}
-    theirs = ir_measures_values({"RR@10": "RR@10"}, run, qrels)["RR@10"]["q1"]
-    mine = judged_values("ir_measures", ["RR@10"], run, qrels)["RR@10"]["q1"]
-    assert (theirs, mine) == (1.0, 0.5)
+def test_ir_measures_rr_at_k_breaks_ties_as_the_msmarco_provider_does():
+    """The msmarco provider puts tied docids in ascending order: the preset ranks RR@k with ties=docid."""
+    run, qrels = {"q1": {"a": 1.0, "b": 1.0}, "q2": {"b": 1.0, "a": 1.0}}, {"q1": {"a": 1}, "q2": {"b": 1}}
+    theirs = ir_measures_values({"RR@10": "RR@10"}, run, qrels)["RR@10"]
+    mine = judged_values("ir_measures", ["RR@10"], run, qrels)["RR@10"]
+    assert theirs == mine == {"q1": 1.0, "q2": 0.5}
     assert any("docid ascending" in note for note in presets.get("ir_measures").notes("RR@10"))
 
 

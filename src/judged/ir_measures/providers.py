@@ -376,13 +376,14 @@ class FallbackProvider:
     def evaluator(self, measures: Iterable[Any], qrels: Any) -> PipelineEvaluator:
         """Judgments read once for many runs, each measure with its provider."""
         chosen: dict[Any, list[Measure]] = {}
-        for measure in dict.fromkeys(_measure(m) for m in measures):  # equal measures are one, as in ir_measures
+        given = list(dict.fromkeys(_measure(m) for m in measures))  # equal measures are one, as in ir_measures
+        for measure in given:
             provider = next((p for p in self.providers if p.supports(measure)), None)
             if provider is None:
                 raise ValueError(f"unsupported measure {measure}")
             chosen.setdefault(provider, []).append(measure)
         ordered = sorted(chosen.items(), key=lambda pair: self.providers.index(pair[0]))  # providers' metrics in turn
-        return PipelineEvaluator([p.evaluator(ms, qrels) for p, ms in ordered])
+        return PipelineEvaluator([p.evaluator(ms, qrels) for p, ms in ordered], given)
 
     def iter_calc(self, measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
         """Per-query metrics of ``run``."""
@@ -414,11 +415,11 @@ class FallbackProvider:
 
 
 class PipelineEvaluator:
-    """Several providers' evaluators as one: metrics in provider order, aggregates over them."""
+    """Several providers' evaluators as one: metrics in provider order, aggregates in the order given."""
 
-    def __init__(self, parts: Sequence[Any]) -> None:
+    def __init__(self, parts: Sequence[Any], measures: Sequence[Measure]) -> None:
         self._parts = list(parts)
-        self.measures = [m for part in self._parts for m in part.measures]
+        self.measures = list(measures)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Every (query, measure, value) of ``run``."""

@@ -1,8 +1,17 @@
-"""The ir_measures preset: pytrec_eval underneath, missing queries 0, RR@k from the msmarco provider."""
+"""The ir_measures preset: each measure under the provider ir_measures sends it to, missing queries 0.
+
+pytrec_eval's conventions for trec_eval's measures, the msmarco provider's
+docid-ascending ties for RR@k, cwl_eval's input-order ties for the C/W/L
+family and gdeval's top grade 4 for ERR@k. :mod:`judged.ir_measures` is the
+exact route (it also yields ir_measures' DEFAULT for queries missing from the
+run, which NumQ, NumRel and Judged need).
+"""
 
 from __future__ import annotations
 
 import dataclasses
+
+from dataclasses import dataclass
 
 from judged.measures.spec import Gain, Measure
 from judged.presets.base import Preset, _drop_ok, _integral, _rel_at_least, _Rule
@@ -37,13 +46,34 @@ def _irm_name(m: Measure) -> str:
     if m.name == "SetF" and m.beta != 1:
         params.append(f"beta={m.beta!r}")
     base = {"P": "SetP" if m.cutoff is None else "P", "R": "SetR" if m.cutoff is None else "R",
-            "NumRelRet": "NumRet"}.get(m.name, m.name)
+            "NumRelRet": "NumRet", "RelP": "SetP"}.get(m.name, m.name)
     if m.name == "NumRelRet":
         params = [f"rel={m.rel}"]
+    if m.name == "RelP":
+        params = ["relative=True", *params]
     if m.name == "IPrec":
         return f"IPrec{'(' + ','.join(params) + ')' if params else ''}@{m.recall!r}"
     text = base + (f"({','.join(params)})" if params else "")
     return text if m.cutoff is None else f"{text}@{m.cutoff}"
+
+
+def _cwl_name(m: Measure) -> str:
+    """ir_measures' name of a C/W/L measure: T and p where they differ from its defaults, then max_rel."""
+    params = [f"T={m.T!r}"] if "T" in m.family.params and m.T != 1.0 else []
+    if "p" in m.family.params and m.p != 0.9:  # ir_measures' NERR10 persists with 0.9 by default
+        params.append(f"p={m.p!r}")
+    text = f"{m.name}({','.join([*params, f'max_rel={m.max_rel}'])})"
+    return text if m.cutoff is None else f"{text}@{m.cutoff}"
+
+
+def _cwl_top(value, m) -> str | None:
+    if value == "query":
+        return "ir_measures' C/W/L measures need max_rel, the top grade of the scale; write max_rel=3"
+    return None
+
+
+def _cwl_linear(value, m) -> str | None:
+    return "cwl_eval scales the grades linearly (grade / max_rel); it takes no gain map"
 
 
 def _irm_rr_drop(value, m) -> str | None:
@@ -55,8 +85,12 @@ def _irm_rr_drop(value, m) -> str | None:
 _IRM_FIXED = {"ideal": "judged", "ties": "trec", "norel": "0"}
 _IRM_REL = _rel_at_least(1, "ir_measures passes rel to pytrec_eval, whose relevance_level must be >= 1")
 _IRM_TIE_NOTE = ("ir_measures computes RR@k with its msmarco provider, which sorts tied scores by docid "
-                 "ascending; judged has no such rule (ties=trec is docid descending), so RR@k agrees only "
-                 "where no tied group holds the first relevant document.")
+                 "ascending (Python's sort): the preset ranks RR@k with ties=docid, RR without a cutoff with "
+                 "pytrec_eval's ties=trec.")
+_CWL_NOTE = ("ir_measures computes SDCG, INST, INSQ, BPM and NERR8-11 with cwl_eval, which keeps tied scores "
+             "in input order (ties=input) and clips a grade above max_rel to max_rel, where judged refuses it.")
+_GDEVAL_NOTE = ("ir_measures computes ERR@k with gdeval.pl (top grade 4), which prints each query's value to 5 "
+                "decimals and refuses non-numeric query ids; judged gives the unrounded value.")
 
 
 def _irm_no_drop(value, m) -> str | None:
@@ -84,6 +118,13 @@ def _irm_rules() -> dict[str, _Rule]:
         "infAP": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free=common),
         "SetAP": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free=common),
         "SetF": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free={**common, "beta": _any}),
+        "RelP": _Rule(_irm_name, cutoff="none", fixed=_IRM_FIXED, free=common),
+        "ERR": _Rule(_irm_name, cutoff="required", fixed={"ties": "trec", "max_rel": 4}, notes=(_GDEVAL_NOTE,)),
+        **{name: _Rule(_cwl_name, cutoff=cutoff, fixed={"ties": "input"},
+                       free={"max_rel": _cwl_top, "gain": _cwl_linear, "T": _any, "p": _any}, notes=(_CWL_NOTE,))
+           for name, cutoff in (("SDCG", "required"), ("BPM", "required"), ("NERR8", "required"),
+                                ("NERR9", "required"), ("INST", "none"), ("INSQ", "none"), ("NERR10", "none"),
+                                ("NERR11", "none"))},
     }
 
 
@@ -91,7 +132,18 @@ def _any(value, m) -> str | None:
     return None
 
 
-_IR_MEASURES = Preset(
+@dataclass(frozen=True)
+class _IrMeasuresPreset(Preset):
+    """The preset, with RR@k ranked as the msmarco provider ranks (ties=docid)."""
+
+    def _map(self, measure: Measure | str) -> tuple[Measure, _Rule]:
+        mapped, rule = super()._map(measure)
+        if mapped.name == "RR" and mapped.cutoff is not None:
+            mapped = dataclasses.replace(mapped, ties="docid")
+        return mapped, rule
+
+
+_IR_MEASURES = _IrMeasuresPreset(
     name="ir_measures",
     description="ir_measures 0.4.3: trec_eval's conventions through pytrec_eval; a query missing from the run scores 0",
     library="ir_measures",
@@ -100,6 +152,8 @@ _IR_MEASURES = Preset(
         ("ir_measures yields its DEFAULT (0) for every judged query its provider did not score, so a query "
          "missing from the run scores 0 and counts in the mean (missing='zero')."),
         _IRM_TIE_NOTE,
+        _CWL_NOTE,
+        _GDEVAL_NOTE,
         ("nDCG(dcg='exp-log2') is refused: gdeval.pl rounds to 5 decimals (with a cutoff) and the ranx provider "
          "fails (without one); the exact exponential nDCG in ir_measures is nDCG(gains={0:0,1:1,2:3,3:7})."),
         ("NumRel is refused: ir_measures reports 0 for a query missing from the run, not its number of relevant "
