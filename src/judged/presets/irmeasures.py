@@ -10,7 +10,6 @@ run, which NumQ, NumRel and Judged need).
 from __future__ import annotations
 
 import dataclasses
-
 from dataclasses import dataclass
 
 from judged.measures.spec import Gain, Measure
