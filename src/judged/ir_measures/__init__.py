@@ -7,7 +7,8 @@ readers and records, ``parse_measure``, ``calc``, ``calc_aggregate``,
 ``define_byquery``, giving the numbers ir_measures prints: each measure goes
 to the provider ir_measures would send it to, and is computed by judged's
 family under that provider's habits (:mod:`judged.ir_measures.providers`).
-Not here: the diversity family (judged has none), Compat, Accuracy and ranx.
+Not here: the diversity family (judged has none), Compat, Accuracy and ranx
+(docs/compat.md).
 
 >>> from judged import ir_measures
 >>> from judged.ir_measures import AP, RR, P
@@ -21,7 +22,7 @@ Metric(query_id='q1', measure=AP, value=0.5833333333333333)
 
 from __future__ import annotations
 
-from judged.ir_measures import measures, providers
+from judged.ir_measures import measures, providers, util
 from judged.ir_measures.define import RuntimeProvider, define, define_byquery
 from judged.ir_measures.inputs import InputWarning
 from judged.ir_measures.measures import (
@@ -177,4 +178,5 @@ __all__ = [
     "read_trec_run",
     "run_inputs",
     "runtime",
+    "util",
 ]
