@@ -192,3 +192,28 @@ def test_what_judged_cannot_compute_is_refused_with_the_reason(measure, reason):
     with pytest.raises((ValueError, NameError, UsageError), match=reason.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[").replace("]", r"\]")):
         shim.calc_aggregate([measure], QRELS, RUN)
+
+
+def test_integer_ids_are_read_as_text():
+    qrels = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 11, 10], "relevance": [1, 0, 2]})
+    run = pd.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 11, 11], "score": [1.0, 2.0, 1.0]})
+    as_text = qrels.astype({"query_id": str, "doc_id": str}), run.astype({"query_id": str, "doc_id": str})
+    measures = [shim.AP, shim.RR@5, shim.Judged@5, shim.INST(max_rel=2)]
+    assert shim.calc_aggregate(measures, qrels, run) == shim.calc_aggregate(measures, *as_text) == {
+        shim.AP: 0.25, shim.RR@5: 0.25, shim.Judged@5: 0.5, shim.INST(max_rel=2): pytest.approx(0.0470943517752044)}
+    theirs = ir_measures.calc_aggregate([ir_measures.RR@5, ir_measures.Judged@5], qrels, run)  # pytrec_eval: str only
+    assert list(theirs.values()) == [0.25, 0.5]
+
+
+@pytest.mark.parametrize("provider,measure,partial", [
+    ("pytrec_eval", "P@5", 0.3), ("gdeval", "ERR@5", 0.050875), ("judged", "Judged@5", 0.5),
+    ("msmarco", "RR@5", 0.25), ("cwl_eval", "P@5", 0.3)])
+def test_each_provider_with_nothing_on_one_side(provider, measure, partial):
+    qrels = list(shim.read_trec_qrels("0 0 D0 0\n0 0 D1 1\n0 0 D2 1\n0 0 D3 2\n0 0 D4 0\n1 0 D0 1\n1 0 D3 2\n"
+                                      "1 0 D5 2\n"))
+    run = list(shim.read_trec_run("0 0 D0 1 0.8 r\n0 0 D2 2 0.7 r\n0 0 D1 3 0.3 r\n0 0 D3 4 0.4 r\n"
+                                  "0 0 D4 5 0.1 r\n"))
+    chosen, m = getattr(shim, provider), shim.parse_measure(measure)
+    assert chosen.calc_aggregate([m], qrels, []) == {m: 0.0}
+    assert chosen.calc_aggregate([m], qrels, run) == {m: partial}
+    assert math.isnan(chosen.calc_aggregate([m], [], run)[m]) and list(chosen.iter_calc([m], [], [])) == []
