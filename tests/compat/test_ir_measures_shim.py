@@ -136,10 +136,10 @@ def test_nan_scores_and_duplicates_are_read_as_ir_measures_reads_them_with_one_w
     run = [shim.ScoredDoc("q", "a", math.nan), shim.ScoredDoc("q", "b", 1.0), shim.ScoredDoc("q", "c", 0.5),
            shim.ScoredDoc("q", "b", -1.0)]
     with pytest.warns(shim.InputWarning, match="1 duplicate document.* and 1 NaN score") as caught:
-        found = shim.calc_aggregate([shim.AP, shim.P@1], qrels, run)
+        found = shim.calc_aggregate([shim.AP, shim.P@1, shim.RR@5], qrels, iter(run))  # two providers, one read
     assert len(caught) == 1 and issubclass(shim.InputWarning, UserWarning)
     # b keeps its last score, -1: c (relevant), b, then a (NaN, relevant): AP = (1/1 + 2/3) / 2, as ir_measures
-    assert found == {shim.AP: (1 / 1 + 2 / 3) / 2, shim.P@1: 1.0}
+    assert found == {shim.AP: (1 / 1 + 2 / 3) / 2, shim.P@1: 1.0, shim.RR@5: 1.0}
 
 
 def test_frames_namedtuples_and_pyterrier_columns_give_the_same_numbers():
@@ -202,7 +202,7 @@ def test_integer_ids_are_read_as_text():
     assert shim.calc_aggregate(measures, qrels, run) == shim.calc_aggregate(measures, *as_text) == {
         shim.AP: 0.25, shim.RR@5: 0.25, shim.Judged@5: 0.5, shim.INST(max_rel=2): pytest.approx(0.0470943517752044)}
     theirs = ir_measures.calc_aggregate([ir_measures.RR@5, ir_measures.Judged@5], qrels, run)  # pytrec_eval: str only
-    assert list(theirs.values()) == [0.25, 0.5]
+    assert {str(m): v for m, v in theirs.items()} == {"RR@5": 0.25, "Judged@5": 0.5}
 
 
 @pytest.mark.parametrize("provider,measure,partial", [

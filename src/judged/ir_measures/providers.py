@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -56,13 +56,6 @@ _TREC_ENTRY = {"P": "P", "RR": "recip_rank", "Rprec": "Rprec", "AP": "map", "nDC
 
 #: How a provider orders a tied group: "docid_desc" (trec_eval), "docid_asc" (Python's sort) or "input".
 Ties = str
-#: A provider's reading of the judgments for one measure: a polars expression over ``grade``.
-Grades = Callable[[Measure], tuple[str, pl.Expr]]
-
-
-def _grades_as_given(measure: Measure) -> tuple[str, pl.Expr]:
-    return "as given", pl.col("grade")
-
 
 class Evaluator:
     """Judgments read once, scoring many runs for the measures given, as ir_measures' evaluator does."""
@@ -76,8 +69,12 @@ class Evaluator:
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
         """Every (query, measure, value): the provider's, then each judged query's DEFAULT where it gave none."""
+        return self.iter_frame(run_frame(run))
+
+    def iter_frame(self, run: pl.DataFrame) -> Iterator[Metric]:
+        """:meth:`iter_calc` of a run already read by :func:`~judged.ir_measures.inputs.run_frame`."""
         scored: set[tuple[Measure, str]] = set()
-        for metric in self._scored(run_frame(run)):
+        for metric in self._scored(run):
             scored.add((metric.measure, metric.query_id))
             yield metric
         unscored = set(itertools.product(self.measures, self.qrel_qids)) - scored
@@ -178,7 +175,7 @@ class Provider:
 
     def grades(self, measure: Measure) -> tuple[str, pl.Expr]:
         """A key and the grades this provider reads for ``measure``; the same key, the same grades."""
-        return _grades_as_given(measure)
+        return "as given", pl.col("grade")
 
     def printed(self, value: float) -> float:
         """A value as the provider hands it to ir_measures."""
@@ -258,9 +255,8 @@ class PytrecEvalProvider(Provider):
 
     def invocation(self, measure: Measure, earlier: list[Any]) -> Any:
         """One pytrec_eval evaluator per (rel, gains, judged_only); counts and plain nDCG join the first."""
-        joins_first = measure.NAME in ("NumQ", "nDCG", "NumRet") and measure["gains"] is None \
-            if measure.NAME == "nDCG" else measure.NAME == "NumQ" or (measure.NAME == "NumRet" and
-                                                                  measure["rel"] is None)
+        joins_first = (measure.NAME == "NumQ" or (measure.NAME == "NumRet" and measure["rel"] is None)
+                       or (measure.NAME == "nDCG" and measure["gains"] is None))
         if joins_first and earlier:
             return earlier[0]
         rel = measure["rel"] if "rel" in measure.SUPPORTED_PARAMS and measure["rel"] is not None else 1
@@ -375,6 +371,8 @@ class FallbackProvider:
 
     def evaluator(self, measures: Iterable[Any], qrels: Any) -> PipelineEvaluator:
         """Judgments read once for many runs, each measure with its provider."""
+        if not isinstance(qrels, Mapping) and not hasattr(qrels, "columns"):
+            qrels = list(qrels)  # namedtuples, read by each provider in turn
         chosen: dict[Any, list[Measure]] = {}
         given = list(dict.fromkeys(_measure(m) for m in measures))  # equal measures are one, as in ir_measures
         for measure in given:
@@ -422,9 +420,16 @@ class PipelineEvaluator:
         self.measures = list(measures)
 
     def iter_calc(self, run: Any) -> Iterator[Metric]:
-        """Every (query, measure, value) of ``run``."""
+        """Every (query, measure, value) of ``run``, the run read once (one warning) for every provider."""
+        if not isinstance(run, Mapping) and not hasattr(run, "columns"):
+            run = list(run)
+        frame: pl.DataFrame | None = None
         for part in self._parts:
-            yield from part.iter_calc(run)
+            if isinstance(part, Evaluator):
+                frame = run_frame(run) if frame is None else frame
+                yield from part.iter_frame(frame)
+            else:
+                yield from part.iter_calc(run)
 
     def calc_aggregate(self, run: Any) -> dict[Measure, float]:
         """Each measure's aggregate."""
