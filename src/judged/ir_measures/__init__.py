@@ -23,7 +23,7 @@ Metric(query_id='q1', measure=AP, value=0.5833333333333333)
 from __future__ import annotations
 
 from judged.ir_measures import measures, providers, util
-from judged.ir_measures.define import RuntimeProvider, define, define_byquery
+from judged.ir_measures.define import define, define_byquery
 from judged.ir_measures.inputs import InputWarning
 from judged.ir_measures.measures import (
     AP,
@@ -101,7 +101,6 @@ calc_aggregate = DefaultPipeline.calc_aggregate
 calc = DefaultPipeline.calc
 run_inputs = DefaultPipeline.run_inputs
 qrel_inputs = DefaultPipeline.qrel_inputs
-providers.RuntimeProvider = RuntimeProvider  # type: ignore[attr-defined]
 
 __all__ = [
     "AP",

@@ -158,4 +158,4 @@ def _ranked(run: pd.DataFrame) -> pd.DataFrame:
     return run.iloc[ranked_rows(keys, "docid_desc")].reset_index(drop=True)
 
 
-runtime = RuntimeProvider()
+runtime: RuntimeProvider = RuntimeProvider()

@@ -449,10 +449,12 @@ gdeval = GdevalProvider()
 registry: dict[str, Any] = {p.NAME: p for p in (pytrec_eval, cwl_eval, judged, msmarco, gdeval)}
 
 
-def _runtime() -> Any:
-    from judged.ir_measures.define import runtime
-    return runtime
+# define.py builds on aggregate and ranked_rows above, so its provider joins the pipeline last of all imports
+from judged.ir_measures.define import RuntimeProvider, runtime  # noqa: E402
 
-
-DefaultPipeline = FallbackProvider([_runtime(), pytrec_eval, cwl_eval, judged, msmarco, gdeval])
-registry["runtime"] = DefaultPipeline.providers[0]
+DefaultPipeline = FallbackProvider([runtime, pytrec_eval, cwl_eval, judged, msmarco, gdeval])
+registry["runtime"] = runtime
+__all__ = ["CwlEvalProvider", "DefaultPipeline", "Evaluator", "FallbackProvider", "GdevalProvider",
+           "JudgedProvider", "MsMarcoProvider", "PipelineEvaluator", "Provider", "PytrecEvalProvider",
+           "RuntimeProvider", "aggregate", "cwl_eval", "gdeval", "judged", "msmarco", "pytrec_eval", "rank",
+           "ranked_rows", "registry", "runtime"]
