@@ -34,7 +34,7 @@ GAINS = ("nDCG(gains={0:0,1:1,2:5})@5", "nDCG(gains={0:0,1:1,2:5,3:6})")
 
 @st.composite
 def collections(draw):
-    """``(run, qrels)``: ties, infinite scores, empty rankings, queries on one side only."""
+    """``(run, qrels)``: ties, infinite scores, negative grades, empty rankings, queries on one side only."""
     order = draw(st.permutations(QIDS))
     run_side = draw(st.sets(st.sampled_from(QIDS))) | {order[0]}
     qrels_side = draw(st.sets(st.sampled_from(QIDS))) | {order[0]}
@@ -45,7 +45,8 @@ def collections(draw):
             run[q] = {d: draw(SCORES) for d in docs}
         if q in qrels_side:
             docs = draw(st.lists(st.sampled_from(DOCIDS), min_size=1, max_size=10, unique=True))
-            grades = draw(st.lists(st.integers(0, 3), min_size=len(docs), max_size=len(docs)))
+            grades = draw(st.lists(st.integers(-1, 3), min_size=len(docs), max_size=len(docs)))
+            grades[0] = max(grades[0], 0)  # all-negative judgments trip a trec_eval defect
             qrels[q] = dict(zip(docs, grades))
     return run, qrels
 
