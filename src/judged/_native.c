@@ -64,7 +64,22 @@ static locale_t c_locale;
 
 static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 
-/* A decimal number as Python's float() reads it: [+-]digits[.digits][e[+-]digits]. Exact: small
+/* Whether s[0:n] spells "inf" or "infinity" in any case, as atof and Python's float() read them. */
+static int is_infinity(const uint8_t *s, size_t n) {
+    static const char word[] = "infinity";
+    if (n != 3 && n != 8) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if ((s[i] | 0x20) != word[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A decimal number as Python's float() reads it: [+-]digits[.digits][e[+-]digits], or [+-]inf[inity]
+ * (rerankers mask candidates with it; NaN is left to the strict reader, which refuses it). Exact: small
  * mantissas and exponents take one correctly rounded IEEE operation (Clinger's fast path), the
  * rest go to strtod in the C locale, which rounds correctly too. Returns 0 for any other text. */
 static int parse_double(const uint8_t *s, size_t n, double *out) {
@@ -74,6 +89,10 @@ static int parse_double(const uint8_t *s, size_t n, double *out) {
     long exponent = 0;
     if (i < n && (s[i] == '+' || s[i] == '-')) {
         negative = s[i++] == '-';
+    }
+    if (is_infinity(s + i, n - i)) {
+        *out = negative ? -INFINITY : INFINITY;
+        return 1;
     }
     for (; i < n && is_digit(s[i]); i++, any = 1) {
         if (mantissa == 0 && s[i] == '0') {

@@ -81,7 +81,7 @@ def test_json_grade_must_be_an_integer(tmp_path):
 
 def test_nan_score_in_dataframe_names_the_row():
     frame = pd.DataFrame({"qid": ["q", "q"], "docid": ["a", "b"], "score": [1.0, float("nan")]})
-    with pytest.raises(InputError, match=r"score is not a finite number \(row 2\)"):
+    with pytest.raises(InputError, match=r"score is NaN \(row 2\)"):
         read_run(frame)
 
 

@@ -26,9 +26,8 @@ def write(tmp_path, name, text, mode="w"):
     [
         (GOOD_RUN + "q1 Q0 d3 3 1.0\n", 3, "expected 6 columns, found 5", "q1 Q0 d3 3 1.0",
          "qid Q0 docid rank score tag"),
-        (GOOD_RUN + "q1 Q0 d3 3 high tag\n", 3, "score is not a number", "q1 Q0 d3 3 high tag", "a finite number"),
-        (GOOD_RUN + "q1 Q0 d3 3 nan tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 nan tag", "a finite number"),
-        (GOOD_RUN + "q1 Q0 d3 3 inf tag\n", 3, "score is not a finite number", "q1 Q0 d3 3 inf tag", "a finite number"),
+        (GOOD_RUN + "q1 Q0 d3 3 high tag\n", 3, "score is not a number", "q1 Q0 d3 3 high tag", "a number in column 5"),
+        (GOOD_RUN + "q1 Q0 d3 3 nan tag\n", 3, "score is NaN", "q1 Q0 d3 3 nan tag", "NaN is neither above nor below"),
         ("# header comment\n" + GOOD_RUN + "q1 Q0 d1 3 0.5 tag\n", 4, "document appears twice", "q1 Q0 d1 3 0.5 tag",
          "each docid at most once per query"),
         ("q1  Q0\td1 1 2.5 tag\nq1 Q0 d1 2 1.0 tag\n", 2, "document appears twice", "q1 Q0 d1 2 1.0 tag", "each docid"),

@@ -57,10 +57,12 @@ def _read(source, kind: str, format: str | None, name: str | None, columns) -> R
     if hasattr(source, "columns") and not isinstance(source, (str, Path)):
         return from_frame(source, kind, name or kind, columns)
     path = Path(source)
-    if not path.exists():
+    if str(source) == "-":
+        pass  # standard input, read once like any pipe
+    elif not path.exists():
         raise InputError("no such file", path=str(path))
-    if path.is_dir():
-        raise InputError("is a directory, not a file", path=str(path))
+    elif path.is_dir():
+        raise InputError("cannot read file: is a directory, not a file", path=str(path))
     fmt = format or detect_format(path)
     if fmt not in FORMATS:
         raise UsageError(f"format must be one of {'|'.join(FORMATS)}. Got {fmt!r} instead.")

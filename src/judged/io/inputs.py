@@ -21,13 +21,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import stat
+import sys
+import tempfile
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import chain
 from pathlib import Path
+from typing import BinaryIO
 
 import numpy as np
 import polars as pl
@@ -35,6 +41,8 @@ import polars as pl
 from judged.errors import InputError
 from judged.io.native import first_repeated_row, flatten_nested
 
+NAN_SCORE = "score is NaN"
+NAN_EXPECTED = "a number; NaN is neither above nor below any score, so it has no rank (inf and -inf are fine)"
 RUN_SCHEMA = {"qid": pl.String, "docid": pl.String, "score": pl.Float64}
 QRELS_SCHEMA = {"qid": pl.String, "docid": pl.String, "grade": pl.Int64}
 
@@ -62,8 +70,13 @@ class Source:
 
     @classmethod
     def of_file(cls, path: str | Path, format: str) -> Source:
-        with open(path, "rb") as handle:
-            return cls(str(path), format, sha256_of(os.dup(handle.fileno())))
+        with opened(path) as handle:
+            return cls.of_handle(path, format, handle)
+
+    @classmethod
+    def of_handle(cls, path: str | Path, format: str, handle) -> Source:
+        """A Source whose digest is taken now from ``handle`` (a file :func:`opened` gave), by position."""
+        return cls(str(path), format, sha256_of(os.dup(handle.fileno())))
 
     @classmethod
     def hashing(cls, path: str | Path, format: str, handle) -> Source:
@@ -111,6 +124,44 @@ def sha256_of(descriptor: int) -> str:
     finally:
         os.close(descriptor)
     return digest.hexdigest()
+
+
+@contextmanager
+def opened(path: str | Path) -> Iterator[BinaryIO]:
+    """The input at ``path`` as a seekable binary file, opened once: the file itself or, for a pipe, FIFO
+    or ``-`` (standard input), an unnamed temporary copy of its bytes, read from the stream exactly once.
+
+    The copy is on disk, not in memory, so every reader can map, seek and hash it like a file. A file that
+    cannot be opened or read is an :class:`InputError` naming it and the reason.
+    """
+    shown = str(path)
+    with _open_input(shown) as stream:
+        if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+            yield stream
+            return
+        with tempfile.TemporaryFile(prefix="judged-input-") as copy:
+            try:
+                shutil.copyfileobj(stream, copy, 1 << 20)
+            except OSError as err:
+                raise _unreadable(shown, err) from None
+            copy.seek(0)
+            yield copy
+
+
+def _open_input(shown: str) -> BinaryIO:
+    """``shown`` opened for reading (``-``: standard input, left open afterwards)."""
+    if shown == "-":
+        return open(sys.stdin.fileno(), "rb", closefd=False)
+    try:
+        return open(shown, "rb")
+    except OSError as err:
+        raise _unreadable(shown, err) from None
+
+
+def _unreadable(shown: str, err: OSError) -> InputError:
+    """The one-line error for a file the system will not let judged read, with the system's reason."""
+    reason = "is a directory, not a file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
+    return InputError(f"cannot read file: {reason}", path=shown, expected="a readable file")
 
 
 class RowProblem(Exception):
@@ -166,7 +217,7 @@ class Run:
         return run
 
     def with_scores(self, scores: np.ndarray) -> Run:
-        """The same rows with other (finite) scores: what is known of the rows' queries is carried over."""
+        """The same rows with other scores (not NaN): what is known of the rows' queries is carried over."""
         rescored = Run(self.frame.with_columns(pl.Series("score", scores, dtype=pl.Float64)), self.name, self.source)
         rescored.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("blocks", "grouped")})
         return rescored
@@ -326,15 +377,15 @@ def _check_present(frame: pl.DataFrame) -> None:
 
 
 def check_run(run: Run, *, distinct_pairs: bool = False) -> None:
-    """Raise :class:`RowProblem` at the first missing value, non-finite score or repeated document of a query
+    """Raise :class:`RowProblem` at the first missing value, NaN score or repeated document of a query
     (not looked for when the caller knows the pairs are ``distinct_pairs``, as a dict's keys are)."""
     frame = run.frame
     _check_present(frame)
     scores = frame["score"].to_numpy()
-    bad = np.flatnonzero(~np.isfinite(scores))
+    bad = np.flatnonzero(np.isnan(scores))  # ±inf ranks as the float it is (rerankers mask with it); NaN has no rank
     if len(bad):
         row = int(bad[0])
-        raise RowProblem(row, "score is not a finite number", _row_text(frame, row), "a finite score")
+        raise RowProblem(row, NAN_SCORE, _row_text(frame, row), NAN_EXPECTED)
     repeat = None if distinct_pairs else _first_repeat(run)
     if repeat is not None:
         raise RowProblem(

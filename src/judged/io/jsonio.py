@@ -5,7 +5,9 @@ Lines holds one object a line, either a record (``{"qid": .., "docid": ..,
 "score": ..}``, ``"grade"`` for qrels) or a ``{qid: {docid: value}}`` fragment.
 
 Values are JSON numbers (ASCII by JSON's own grammar; a number in a string is
-refused). An integer too long for 64 bits becomes a float, never a crash
+refused), and ``Infinity``/``-Infinity`` (what Python's :mod:`json` writes for
+an infinite score, and reads back) are scores like any other; ``NaN`` is
+refused as a run's score. An integer too long for 64 bits becomes a float, never a crash
 (Python's ``int()`` stops at 4,300 digits): a fine score, an out-of-range grade.
 """
 
@@ -15,9 +17,10 @@ import gzip
 import json
 import math
 from pathlib import Path
+from typing import BinaryIO
 
 from judged.errors import InputError
-from judged.io.inputs import Qrels, Run, Source
+from judged.io.inputs import Qrels, Run, Source, opened
 from judged.io.numbers import parse_grade
 
 _VALUE_KEYS = {"run": ("score",), "qrels": ("grade", "relevance", "rel", "label")}
@@ -26,9 +29,10 @@ _VALUE_KEYS = {"run": ("score",), "qrels": ("grade", "relevance", "rel", "label"
 def read_json(path: str | Path, kind: str, name: str | None = None) -> Run | Qrels:
     """Read a ``{qid: {docid: value}}`` JSON file as a run or qrels (``kind``)."""
     path = str(path)
-    source = Source.of_file(path, "json")
+    with opened(path) as handle:
+        source, text = Source.of_handle(path, "json", handle), _text(handle, path)
     try:
-        data = _loads(_text(path))
+        data = _loads(text)
     except json.JSONDecodeError as err:
         raise InputError(f"invalid JSON: {err.msg}", path=path, line=err.lineno, expected="a JSON object") from None
     if not isinstance(data, dict):
@@ -46,10 +50,11 @@ def read_json(path: str | Path, kind: str, name: str | None = None) -> Run | Qre
 def read_jsonl(path: str | Path, kind: str, name: str | None = None) -> Run | Qrels:
     """Read JSON Lines of records or ``{qid: {docid: value}}`` fragments."""
     path = str(path)
-    source = Source.of_file(path, "jsonl")
+    with opened(path) as handle:
+        source, text = Source.of_handle(path, "jsonl", handle), _text(handle, path)
     nested: dict[str, dict] = {}
     value_keys = _VALUE_KEYS[kind]
-    for number, line in enumerate(_text(path).splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -108,9 +113,10 @@ def _loads(text: str):
     return json.loads(text, parse_int=_json_integer)
 
 
-def _text(path: str) -> str:
-    with open(path, "rb") as handle:
-        raw = handle.read()
+def _text(handle: BinaryIO, path: str) -> str:
+    """The UTF-8 text of a file :func:`opened` gave, inflated when gzip."""
+    handle.seek(0)
+    raw = handle.read()
     if raw[:2] == b"\x1f\x8b":
         raw = gzip.decompress(raw)
     try:

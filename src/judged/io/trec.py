@@ -24,13 +24,27 @@ import gzip
 import math
 import mmap
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 import polars as pl
 
 from judged.errors import InputError
-from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, Source, check_run, dedupe_qrels
+from judged.io.inputs import (
+    NAN_EXPECTED,
+    NAN_SCORE,
+    QRELS_SCHEMA,
+    RUN_SCHEMA,
+    Qrels,
+    RowProblem,
+    Run,
+    Source,
+    check_run,
+    dedupe_qrels,
+    opened,
+)
 from judged.io.native import QRELS_FORMAT, RUN_FORMAT, TextShrank, TrecFormat, parse_trec
 from judged.io.numbers import parse_grade, parse_score
 
@@ -41,96 +55,136 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # without them is split by str.split() exactly as by ASCII whitespace alone.
 _SPLIT_APART = b"\x00\x1c\x1d\x1e\x1f"
 _ASCII_SPACE = frozenset(b" \t\r\v\f")
-_HASH = ord("#")
 _BYTE_ORDER_MARKS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
 
 
 def read_trec_run(path: str | Path, name: str | None = None) -> Run:
-    """Read a TREC run file.
+    """Read a TREC run file (a pipe, FIFO or ``-`` for standard input too, read once).
 
-    The run is named by ``name``, else its tag (the last line's, as trec_eval), else the file name.
+    The run is named by ``name``, else its tag (the last data line's, as trec_eval), else the file name.
     """
-    path = str(path)
-    source, frame = _fast(path, RUN_FORMAT)
-    tag = _run_tag(path)
-    if frame is not None:
-        run = Run(frame, name or tag or Path(path).name, source)
+    shown = str(path)
+    with opened(path) as handle:
+        source, frame, tag = _fast(handle, shown, RUN_FORMAT)
+        if frame is not None:
+            run = Run(frame, name or tag or Path(shown).name, source)
+            try:
+                check_run(run)
+                return run
+            except RowProblem:
+                pass
+        frame, tag, lines = _strict(handle, shown, _RUN_COLUMNS, _run_row)
+        run = Run(frame, name or tag or Path(shown).name, source)
         try:
             check_run(run)
-            return run
-        except RowProblem:
-            pass
-    frame, tag, lines = _strict(path, _RUN_COLUMNS, _run_row)
-    run = Run(frame, name or tag or Path(path).name, source)
-    try:
-        check_run(run)
-    except RowProblem as problem:
-        raise _located(problem, path, lines[problem.row]) from None
-    return run
+        except RowProblem as problem:
+            raise _located(problem, handle, shown, lines[problem.row]) from None
+        return run
 
 
 def read_trec_qrels(path: str | Path, name: str | None = None) -> Qrels:
-    """Read a TREC qrels file; exact repeats collapse, conflicting grades are an error."""
-    path = str(path)
-    source, frame = _fast(path, QRELS_FORMAT)
-    lines = None
-    if frame is None:
-        frame, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
-    try:
-        frame, collapsed = dedupe_qrels(frame)
-    except RowProblem as problem:
-        if lines is None:
-            _, _, lines = _strict(path, _QRELS_COLUMNS, _qrels_row)
-        raise _located(problem, path, lines[problem.row]) from None
-    return Qrels(frame, name or Path(path).name, source, collapsed)
+    """Read a TREC qrels file (a pipe, FIFO or ``-`` too); exact repeats collapse, conflicting grades are an error."""
+    shown = str(path)
+    with opened(path) as handle:
+        source, frame, _ = _fast(handle, shown, QRELS_FORMAT)
+        lines = None
+        if frame is None:
+            frame, _, lines = _strict(handle, shown, _QRELS_COLUMNS, _qrels_row)
+        try:
+            frame, collapsed = dedupe_qrels(frame)
+        except RowProblem as problem:
+            if lines is None:
+                _, _, lines = _strict(handle, shown, _QRELS_COLUMNS, _qrels_row)
+            raise _located(problem, handle, shown, lines[problem.row]) from None
+        return Qrels(frame, name or Path(shown).name, source, collapsed)
 
 
-def _located(problem: RowProblem, path: str, line: int) -> InputError:
+def _located(problem: RowProblem, handle: BinaryIO, shown: str, line: int) -> InputError:
     """The error for a row found bad after parsing, showing the file's own text of that line."""
-    with _open(path) as handle:
-        for number, raw in enumerate(handle, start=1):
+    with _text_of(handle) as text:
+        for number, raw in enumerate(text, start=1):
             if number == line:
                 problem.text = raw.decode("utf-8", "replace").rstrip("\r\n")
                 break
-    return problem.at(path, line)
+    return problem.at(shown, line)
 
 
-def _run_tag(path: str) -> str | None:
-    """The run tag as trec_eval reports it: the last field of the last data line."""
-    last = _last_data_line(path)
-    fields = last.split() if last else []  # bytes.split(): ASCII whitespace only
-    return fields[5].decode("utf-8", "replace") if len(fields) >= len(_RUN_COLUMNS) else None
+def run_tag(last_line_first: Iterable[bytes]) -> str | None:
+    """The run's name as trec_eval's ``runid`` reports it: the sixth field of the last data line.
+
+    ``last_line_first`` is the file's lines (split on ``\\n`` only, as trec_eval splits them), last first;
+    a data line is one :func:`_is_data` keeps. ``None`` when that line has fewer than six fields.
+    """
+    for raw in last_line_first:
+        if _is_data(raw, indented_comments=True):
+            fields = raw.split()  # bytes.split(): ASCII whitespace only
+            return fields[5].decode("utf-8", "replace") if len(fields) >= len(_RUN_COLUMNS) else None
+    return None
 
 
-def _fast(path: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None]:
-    """The file's :class:`Source` and, when the native parser takes every line, its frame (else ``None``).
+def _is_data(raw: bytes, *, indented_comments: bool) -> bool:
+    """Whether a line holds data: not blank, not a ``#`` comment (also after leading whitespace when
+    ``indented_comments``, as trec_eval reads runs)."""
+    first = raw[:1]
+    if first == b"#" or not raw.split():
+        return False
+    return not (indented_comments and first[0] in _ASCII_SPACE and raw.lstrip()[:1] == b"#")
+
+
+def lines_backwards(read_at: Callable[[int, int], bytes], size: int) -> Iterator[bytes]:
+    """The lines of ``size`` bytes split on ``\\n`` only, last first; ``read_at(offset, length)`` reads them.
+
+    Blocks double as they go back, so a last line of any length costs time in proportion to it.
+    """
+    end, block, pending = size, 1 << 16, b""
+    while end > 0:
+        start = max(0, end - block)
+        lines = (read_at(start, end - start) + pending).split(b"\n")
+        pending = lines[0]
+        yield from reversed(lines[1:])
+        end, block = start, block * 2
+    yield pending
+
+
+def _fast(handle: BinaryIO, shown: str, form: TrecFormat) -> tuple[Source, pl.DataFrame | None, str | None]:
+    """The file's :class:`Source`, its frame when the native parser takes every line (else ``None``), and a
+    run's tag (:func:`run_tag`).
 
     A plain file is mapped into memory, not copied; a gzip file is inflated in
     memory. The file is hashed on a background thread once it is parsed (the
     parser has every core until then), while it is validated and ranked.
     """
-    with open(path, "rb") as handle:
-        if os.fstat(handle.fileno()).st_size == 0:
-            frame = None
-        elif handle.read(2) == _GZIP_MAGIC:
-            handle.seek(0)
-            frame = _inflated_frame(handle.read(), form)
-        else:
-            with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as text:
-                try:
-                    frame = _with_rows(parse_trec(text, form, mapped=True))
-                except TextShrank:
-                    raise InputError(
-                        "file shrank while it was being read", path=path,
-                        expected="a file that is not rewritten while judged reads it",
-                    ) from None
-        return Source.hashing(path, "trec", handle), frame
+    descriptor = handle.fileno()
+    size = os.fstat(descriptor).st_size
+    frame = tag = None
+    if size and os.pread(descriptor, 2, 0) == _GZIP_MAGIC:
+        text = _inflated(handle)
+        if text is not None:
+            frame = _with_rows(parse_trec(text, form))
+            tag = _tag_if_run(form, lambda at, n: text[at:at + n], len(text))
+    elif size:
+        with mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) as mapped:
+            try:
+                frame = _with_rows(parse_trec(mapped, form, mapped=True))
+            except TextShrank:
+                raise InputError(
+                    "file shrank while it was being read", path=shown,
+                    expected="a file that is not rewritten while judged reads it",
+                ) from None
+        tag = _tag_if_run(form, lambda at, n: os.pread(descriptor, n, at), size)  # a shrunk file reads short
+    return Source.hashing(shown, "trec", handle), frame, tag
 
 
-def _inflated_frame(packed: bytes, form: TrecFormat) -> pl.DataFrame | None:
+def _tag_if_run(form: TrecFormat, read_at: Callable[[int, int], bytes], size: int) -> str | None:
+    return run_tag(lines_backwards(read_at, size)) if form is RUN_FORMAT else None
+
+
+def _inflated(handle: BinaryIO) -> bytes | None:
+    """The inflated bytes of a gzip file, or ``None`` for a damaged archive (the strict reader says where)."""
+    handle.seek(0)
     try:
-        return _with_rows(parse_trec(gzip.decompress(packed), form))
-    except (OSError, EOFError, ValueError):  # a damaged archive: the strict reader says where
+        return gzip.decompress(handle.read())
+    except (OSError, EOFError, ValueError):
         return None
 
 
@@ -139,70 +193,63 @@ def _with_rows(frame: pl.DataFrame | None) -> pl.DataFrame | None:
     return frame if frame is not None and frame.height else None
 
 
-def _last_data_line(path: str) -> bytes | None:
-    """The last non-comment line, read from the end of the file (streamed for gzip)."""
-    with open(path, "rb") as probe:
-        gzipped = probe.read(2) == _GZIP_MAGIC
-        if not gzipped:
-            probe.seek(0, 2)
-            size = probe.tell()
-            probe.seek(max(0, size - 65536))
-            tail = probe.read().splitlines()
-    if gzipped:
-        try:
-            with gzip.open(path, "rb") as handle:
-                tail = handle.read().splitlines()[-1024:]
-        except (EOFError, OSError):  # a damaged archive: the strict reader says where it ends
-            return None
-    for raw in reversed(tail):
-        if raw.strip() and not raw.lstrip().startswith(b"#"):  # a run's comment may be indented
-            return raw
-    return None
+@contextmanager
+def _text_of(handle: BinaryIO) -> Iterator[Iterable[bytes]]:
+    """The bytes of ``handle`` from its start, inflated when gzip; ``handle`` itself stays open."""
+    descriptor = handle.fileno()
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    with open(descriptor, "rb", closefd=False) as plain:
+        if os.pread(descriptor, 2, 0) != _GZIP_MAGIC:
+            yield plain
+            return
+        with gzip.GzipFile(fileobj=plain) as inflated:
+            yield inflated
 
 
-def _open(path: str):
-    with open(path, "rb") as probe:
-        magic = probe.read(2)
-    return gzip.open(path, "rb") if magic == _GZIP_MAGIC else open(path, "rb")
-
-
-def _strict(path: str, columns: tuple[str, ...], convert) -> tuple[pl.DataFrame, str | None, list[int]]:
+def _strict(handle: BinaryIO, shown: str, columns: tuple[str, ...], convert
+            ) -> tuple[pl.DataFrame, str | None, list[int]]:
     """Parse line by line, fields split on ASCII whitespace, raising :class:`InputError` at the first bad line."""
     rows: list[tuple] = []
     lines: list[int] = []
     tag = None
     exact = columns is _QRELS_COLUMNS
-    for number, fields, text in trec_lines(path, indented_comments=columns is _RUN_COLUMNS):
-        check_field_count(fields, columns, exact, path, number, text)
-        rows.append(convert(fields, path, number, text))
+    for number, fields, text in trec_lines(shown, indented_comments=columns is _RUN_COLUMNS, handle=handle):
+        check_field_count(fields, columns, exact, shown, number, text)
+        rows.append(convert(fields, shown, number, text))
         lines.append(number)
         if columns is _RUN_COLUMNS:
-            tag = fields[5]
+            tag = fields[5]  # the last data line's: the same line and field run_tag takes
     if not rows:
-        raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
+        raise InputError("file has no data lines", path=shown, expected=" ".join(columns) + " lines")
     schema = RUN_SCHEMA if len(columns) == 6 else QRELS_SCHEMA
     frame = pl.DataFrame(rows, schema=schema, orient="row")
     return frame, tag, lines
 
 
-def trec_lines(path: str, *, indented_comments: bool) -> Iterator[tuple[int, list[str], str]]:
+def trec_lines(path: str | Path, *, indented_comments: bool, handle: BinaryIO | None = None
+               ) -> Iterator[tuple[int, list[str], str]]:
     """Each data line of a TREC-style file as (line number, fields, text), by the grammar of docs/formats.md.
 
     Fields are split on ASCII whitespace only; blank lines and ``#`` comments
     are skipped (``indented_comments``: also after leading whitespace, as
     trec_eval reads runs); a byte-order mark, a NUL byte, undecodable bytes or
     a damaged gzip raise a located :class:`InputError`. The other TREC-style
-    formats (:mod:`judged.io.prefs`) read their lines here too.
+    formats (:mod:`judged.io.prefs`) read their lines here too. ``handle``: the
+    file :func:`opened` gave for ``path``, else ``path`` is opened (once).
     """
+    if handle is None:
+        with opened(path) as own:
+            yield from trec_lines(path, indented_comments=indented_comments, handle=own)
+        return
+    path = str(path)
     number = 0
     try:
-        with _open(path) as handle:
-            for number, raw in enumerate(handle, start=1):
+        with _text_of(handle) as stream:
+            for number, raw in enumerate(stream, start=1):
                 if number == 1:
                     _refuse_byte_order_mark(raw, path)
-                first = raw[0]
-                if first == _HASH or (indented_comments and first in _ASCII_SPACE and raw.lstrip()[:1] == b"#"):
-                    continue  # a comment, whatever its bytes: trec_eval never decodes one
+                if not _is_data(raw, indented_comments=indented_comments):
+                    continue  # blank, or a comment whatever its bytes: trec_eval never decodes one
                 try:
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as err:
@@ -213,8 +260,7 @@ def trec_lines(path: str, *, indented_comments: bool) -> Iterator[tuple[int, lis
                     if b"\x00" in raw:  # trec_eval's strings would end at it
                         raise _bad_bytes(raw, raw.index(0), path, number)
                     fields = [field.decode("utf-8") for field in raw.split()]  # ASCII whitespace only
-                if fields:
-                    yield number, fields, text
+                yield number, fields, text
     except (EOFError, OSError, gzip.BadGzipFile) as err:
         raise InputError(f"cannot read file after line {number}: {err}", path=path,
                          expected="the whole file; a .gz cut short in copying ends like this") from None
@@ -267,13 +313,10 @@ def _run_row(fields: list[str], path: str, number: int, text: str) -> tuple[str,
     if score is None:
         raise InputError(
             "score is not a number", path=path, line=number, text=text.rstrip("\r\n"),
-            expected="a finite number in column 5 (ASCII digits, sign, point and exponent)",
+            expected="a number in column 5 (ASCII digits, sign, point and exponent, or inf)",
         )
-    if not math.isfinite(score):
-        raise InputError(
-            "score is not a finite number", path=path, line=number, text=text.rstrip("\r\n"),
-            expected="a finite number in column 5",
-        )
+    if math.isnan(score):  # inf, -inf and overflow (1e400) rank as the floats they are, as atof reads them
+        raise InputError(NAN_SCORE, path=path, line=number, text=text.rstrip("\r\n"), expected=NAN_EXPECTED)
     return fields[0], fields[2], score
 
 
