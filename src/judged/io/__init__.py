@@ -10,12 +10,15 @@ The format follows the file name (``.json``, ``.jsonl``, ``.csv``, ``.tsv``,
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, overload
 
-from judged.errors import InputError, UsageError
-from judged.io.inputs import Qrels, Run
+from judged.errors import UsageError
+from judged.io.inputs import Qrels, Run, unreadable
 from judged.io.jsonio import read_json, read_jsonl
 from judged.io.tabular import from_frame, read_table
 from judged.io.trec import read_trec_qrels, read_trec_run
@@ -44,6 +47,16 @@ def read_qrels(source, *, format: str | None = None, name: str | None = None,
     return _read(source, "qrels", format, name, columns)
 
 
+def _check_is_file(path: Path) -> None:
+    """Refuse, in one line naming the file and the reason, a path that is missing, a directory or unreachable."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        raise unreadable(str(path), err) from None
+    if stat.S_ISDIR(mode):
+        raise unreadable(str(path), IsADirectoryError(errno.EISDIR, "Is a directory"))
+
+
 @overload
 def _read(source, kind: Literal["run"], format: str | None, name: str | None, columns) -> Run: ...
 @overload
@@ -57,12 +70,8 @@ def _read(source, kind: str, format: str | None, name: str | None, columns) -> R
     if hasattr(source, "columns") and not isinstance(source, (str, Path)):
         return from_frame(source, kind, name or kind, columns)
     path = Path(source)
-    if str(source) == "-":
-        pass  # standard input, read once like any pipe
-    elif not path.exists():
-        raise InputError("no such file", path=str(path))
-    elif path.is_dir():
-        raise InputError("cannot read file: is a directory, not a file", path=str(path))
+    if str(source) != "-":  # "-" is standard input, read once like any pipe
+        _check_is_file(path)
     fmt = format or detect_format(path)
     if fmt not in FORMATS:
         raise UsageError(f"format must be one of {'|'.join(FORMATS)}. Got {fmt!r} instead.")

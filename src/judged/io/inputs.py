@@ -143,7 +143,7 @@ def opened(path: str | Path) -> Iterator[BinaryIO]:
             try:
                 shutil.copyfileobj(stream, copy, 1 << 20)
             except OSError as err:
-                raise _unreadable(shown, err) from None
+                raise unreadable(shown, err) from None
             copy.seek(0)
             yield copy
 
@@ -155,11 +155,13 @@ def _open_input(shown: str) -> BinaryIO:
     try:
         return open(shown, "rb")
     except OSError as err:
-        raise _unreadable(shown, err) from None
+        raise unreadable(shown, err) from None
 
 
-def _unreadable(shown: str, err: OSError) -> InputError:
+def unreadable(shown: str, err: OSError) -> InputError:
     """The one-line error for a file the system will not let judged read, with the system's reason."""
+    if isinstance(err, FileNotFoundError):
+        return InputError("no such file", path=shown)
     reason = "is a directory, not a file" if isinstance(err, IsADirectoryError) else err.strerror or str(err)
     return InputError(f"cannot read file: {reason}", path=shown, expected="a readable file")
 
