@@ -5,9 +5,10 @@ do in any sensible sense: ``1_0`` as 10, ``٣`` (an Arabic-Indic digit) as 3,
 surrounding Unicode whitespace. judged reads only ASCII:
 
 - a score is ``[+-]`` digits, an optional ``.`` and digits, an optional
-  exponent ``e``/``E`` ``[+-]`` digits (``.5``, ``5.``, ``1e-3``); ``inf``,
-  ``infinity`` and ``nan`` (any case, signed) are recognised only to be refused
-  as not finite, and hex floats (``0x1p3``) are not numbers;
+  exponent ``e``/``E`` ``[+-]`` digits (``.5``, ``5.``, ``1e-3``), or ``inf``/
+  ``infinity`` (any case, signed), read as trec_eval's ``atof`` reads them;
+  ``nan`` is recognised for the readers to refuse, and hex floats (``0x1p3``)
+  are not numbers;
 - a grade is ``[+-]`` digits and must fit in 64 bits; more digits than that
   are out of range, never a crash (Python's ``int()`` refuses 4,300 digits).
 
@@ -41,7 +42,7 @@ _INT64_DIGITS = 19
 
 
 def parse_score(text: str) -> float | None:
-    """The score ``text`` spells (``inf``/``nan`` included, for the caller to refuse), else ``None``."""
+    """The score ``text`` spells (``inf`` included; ``nan`` too, for the caller to refuse), else ``None``."""
     return float(text) if _SCORE.fullmatch(text) else None
 
 
