@@ -55,6 +55,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 # without them is split by str.split() exactly as by ASCII whitespace alone.
 _SPLIT_APART = b"\x00\x1c\x1d\x1e\x1f"
 _ASCII_SPACE = frozenset(b" \t\r\v\f")
+_MAYBE_NOT_DATA = _ASCII_SPACE | frozenset(b"#\n")  # the first bytes of a blank or comment line
 _BYTE_ORDER_MARKS = {b"\xef\xbb\xbf": "UTF-8", b"\xff\xfe": "UTF-16", b"\xfe\xff": "UTF-16"}
 
 
@@ -126,7 +127,7 @@ def _is_data(raw: bytes, *, indented_comments: bool) -> bool:
     """Whether a line holds data: not blank, not a ``#`` comment (also after leading whitespace when
     ``indented_comments``, as trec_eval reads runs)."""
     first = raw[:1]
-    if first == b"#" or not raw.split():
+    if first == b"#" or not raw or raw.isspace():  # bytes.isspace(): ASCII whitespace, as trec_eval's isspace
         return False
     return not (indented_comments and first[0] in _ASCII_SPACE and raw.lstrip()[:1] == b"#")
 
@@ -248,7 +249,7 @@ def trec_lines(path: str | Path, *, indented_comments: bool, handle: BinaryIO | 
             for number, raw in enumerate(stream, start=1):
                 if number == 1:
                     _refuse_byte_order_mark(raw, path)
-                if not _is_data(raw, indented_comments=indented_comments):
+                if raw[0] in _MAYBE_NOT_DATA and not _is_data(raw, indented_comments=indented_comments):
                     continue  # blank, or a comment whatever its bytes: trec_eval never decodes one
                 try:
                     text = raw.decode("utf-8")
