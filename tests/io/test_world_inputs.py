@@ -26,6 +26,7 @@ import pytest
 from click.testing import CliRunner
 
 import judged.io.native as native
+from judged import evaluate
 from judged.cli import main
 from judged.errors import InputError
 from judged.io import read_qrels, read_run
@@ -72,6 +73,18 @@ def test_nan_is_still_refused_in_a_file_naming_the_line(tmp_path, reader):
 def test_tied_infinities_rank_by_the_tie_rule_and_infinities_bound_every_score():
     scores = np.array([-INF, -INF, INF, INF, -1e308, 0.0, -INF, 1e308])
     assert order_by_score(scores, np.array([8])).tolist() == [2, 3, 7, 5, 4, 0, 1, 6]
+
+
+@pytest.mark.parametrize("ties", ["trec", "best", "worst", "average", "docid", "input"])
+def test_every_tie_rule_ranks_infinities_as_finite_stand_ins_in_their_place(ties):
+    run = {"q1": {"a": -INF, "b": -INF, "c": INF, "d": INF, "e": 0.5, "f": -INF, "g": 1.0},
+           "q2": {"a": INF, "b": INF, "c": -INF, "d": 2.0}}
+    stand_in = {-INF: -100.0, INF: 100.0}  # the same order, the same ties
+    finite = {q: {d: stand_in.get(s, s) for d, s in docs.items()} for q, docs in run.items()}
+    qrels = read_qrels({"q1": {"a": 1, "b": 0, "c": 2, "d": 0, "f": 3}, "q2": {"b": 1, "c": 1, "a": 0}})
+    measures = [f"nDCG(ties={ties})@3", f"P(ties={ties})@2", "AP" if ties == "trec" else f"nDCG(ties={ties})"]
+    ours, theirs = evaluate(read_run(run), qrels, measures), evaluate(read_run(finite), qrels, measures)
+    assert {m: v.tolist() for m, v in ours.values.items()} == {m: v.tolist() for m, v in theirs.values.items()}
 
 
 def test_json_infinity_as_python_json_writes_it_is_a_score(tmp_path):
