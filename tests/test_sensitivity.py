@@ -21,7 +21,8 @@ def test_each_variation_is_the_evaluation_of_that_variant():
     s = judged.sensitivity([RUN_A, RUN_B], QRELS, "nDCG@2")
     conventions = {(v.convention, v.value) for v in s.variations}
     assert conventions == {("gain", "exp"), ("ideal", "returned"), ("unjudged", "drop"), ("ties", "input"),
-                           ("ties", "average"), ("ties", "worst"), ("ties", "best"), ("missing", "zero")}
+                           ("ties", "average"), ("ties", "worst"), ("ties", "best"), ("ties", "docid"),
+                           ("missing", "zero")}
     for v in s.variations:
         direct = [judged.evaluate(r, QRELS, [v.measure], missing=v.missing).value(v.measure) for r in (RUN_A, RUN_B)]
         assert list(v.means) == pytest.approx(direct)
@@ -67,11 +68,11 @@ def test_the_graded_families_vary_their_own_conventions():
     s = judged.sensitivity([RUN_A, RUN_B], QRELS, "RBP(p=0.5,max_rel=2)")
     assert {(v.convention, v.value) for v in s.variations} == {
         ("max_rel", "query"), ("gain", "exp"), ("unjudged", "drop"), ("ties", "input"), ("ties", "average"),
-        ("ties", "worst"), ("ties", "best"), ("missing", "zero")}
+        ("ties", "worst"), ("ties", "best"), ("ties", "docid"), ("missing", "zero")}
     by = {(v.convention, v.value): v for v in s.variations}
     assert by[("ties", "worst")].means[0] <= s.means[0] <= by[("ties", "best")].means[0]
     err = judged.sensitivity([RUN_A], QRELS, "ERR(max_rel=2)@2")
-    assert {v.value for v in err.variations if v.convention == "ties"} == {"input", "worst", "best"}
+    assert {v.value for v in err.variations if v.convention == "ties"} == {"input", "worst", "best", "docid"}
     # the scale: each query's own top grade against the judgments' top grade, 2
     scale = judged.sensitivity([{"q1": {"a": 1.0}, "q2": {"x": 1.0}}], {"q1": {"a": 2}, "q2": {"x": 1}}, "ERR@2")
     by_scale = next(v for v in scale.variations if v.convention == "max_rel")
@@ -93,5 +94,5 @@ def test_cli_table_and_json(examples):
     assert "order of runs changes under: ties=best" in text.output
     data = json.loads(CliRunner().invoke(main, ["sensitivity", *runs, "--qrels", str(examples / "qrels.txt"),
                                                 "-f", "json"]).stdout)
-    assert data["runs"] == ["bm25", "naive"] and len(data["variations"]) == 8
+    assert data["runs"] == ["bm25", "naive"] and len(data["variations"]) == 9
     assert data["ties_across_cutoff"] == [0, 15]

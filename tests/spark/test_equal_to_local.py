@@ -89,6 +89,14 @@ BATTERY = (
     "Rndcg", "Rndcg(unjudged=drop,ties=input)", "Rndcg(ties=worst,norel=1,rel=2)", "Rndcg(ties=best,norel=skip)",
     "nDCG_p", "nDCG_p(unjudged=drop,ties=input)", "nDCG_p(ties=worst,norel=1)", "nDCG_p(ties=best,norel=skip)",
     "yaap", "yaap(unjudged=drop,ties=input)", "yaap(ties=worst,rel=2)", "yaap(ties=best)",
+    # ir_measures' docid tie order: ascending code points, where 'B' < 'a' < 'é'
+    "nDCG(ties=docid)@3", "DCG(ties=docid)@3", "P(ties=docid)@3", "R(ties=docid)@3", "Success(ties=docid)@3",
+    "NumRelRet(ties=docid)@3", "AP(ties=docid)@3", "RR(ties=docid)@3", "Rprec(ties=docid)", "Bpref(ties=docid)@3",
+    "GMAP(ties=docid)@3", "GMBpref(ties=docid)", "yaap(ties=docid)", "infAP(ties=docid)", "IPrec(ties=docid)",
+    "IPrec11pt(ties=docid)", "Rprec_mult(ties=docid)", "SetAP(ties=docid)@3", "SetF(ties=docid)@3",
+    "RelP(ties=docid)@3", "Utility(ties=docid)@3", "NumNonRelJudgedRet(ties=docid)@3", "binG(ties=docid)@3",
+    "G(ties=docid)", "nDCG_rel(ties=docid)", "Rndcg(ties=docid)", "nDCG_p(ties=docid)", "ERR(ties=docid)@3",
+    "RBP(ties=docid)@3", "RBP_resid(ties=docid)@3", "SDCG(ties=docid)@3", "INSQ(ties=docid)@3",
 )
 
 QIDS = ("q1", "q2", "Q3", "q10", "q4", "é5", "q6", "q7")

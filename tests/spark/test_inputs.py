@@ -36,7 +36,7 @@ def local_error(run_path, qrels_path) -> str:
 @pytest.mark.parametrize("run_text, message", [
     ("# header\n\nq1 Q0 a 1 2.0 t\nq1 Q0 b 2 oops t\n", ":4: score is not a number: 'q1 Q0 b 2 oops t'"),
     ("q1 Q0 a 1 2.0 t\nq1\tQ0  b 2\n", ":2: expected 6 columns, found 4"),
-    ("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 a 3 nan t\n", ":3: score is not a finite number"),
+    ("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 a 3 nan t\n", ":3: score is NaN"),
     ("q1 Q0 a 1 2.0 t\nq2 Q0 c 1 3.0 t\nq1 Q0 a 3 0.5 t\n", ":3: document appears twice in the same query"),
     ("# only a comment\n\n", ": file has no data lines"),
 ])

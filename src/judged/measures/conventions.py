@@ -16,7 +16,7 @@ evaluation (``missing``, ``depth``).
 (('skip', 'zero'), 'skip')
 >>> convention("ties").check("random")
 Traceback (most recent call last):
-judged.errors.MeasureError: ties must be one of trec|input|average|worst|best. Got 'random' instead.
+judged.errors.MeasureError: ties must be one of trec|input|average|worst|best|docid. Got 'random' instead.
 """
 
 from __future__ import annotations
