@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from judged.analysis.explain import Explanation, explain
     from judged.analysis.sensitivity import Sensitivity, sensitivity
     from judged.engine.evaluate import evaluate
+    from judged.engine.matching import UnmatchedDocumentsWarning
     from judged.engine.result import Result
     from judged.io import read_qrels, read_run
     from judged.io.inputs import Qrels, Run
@@ -38,6 +39,7 @@ _LAZY = {
     "Sensitivity": "judged.analysis.sensitivity",
     "sensitivity": "judged.analysis.sensitivity",
     "evaluate": "judged.engine.evaluate",
+    "UnmatchedDocumentsWarning": "judged.engine.matching",
     "Result": "judged.engine.result",
     "read_qrels": "judged.io",
     "read_run": "judged.io",
@@ -83,6 +85,7 @@ __all__ = [
     "Result",
     "Run",
     "Sensitivity",
+    "UnmatchedDocumentsWarning",
     "UsageError",
     "__version__",
     "evaluate",

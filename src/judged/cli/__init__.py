@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import MutableMapping
 
 import click
@@ -88,12 +89,23 @@ class _Group(click.Group):
 
     def invoke(self, ctx: click.Context):
         try:
-            return super().invoke(ctx)
+            with warnings.catch_warnings():
+                warnings.showwarning = _one_line
+                return super().invoke(ctx)
         except UsageError as err:
             raise click.UsageError(str(err)) from None
         except (InputError, JudgedError) as err:
             click.echo(f"Error: {err}", err=True)
             sys.exit(1)
+
+
+def _one_line(message, category, filename, lineno, file=None, line=None) -> None:
+    """judged's own warnings as one ``warning: ...`` line on stderr (stdout stays the output); others as Python
+    shows them."""
+    if category.__module__.startswith("judged."):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 def _show_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judged.engine.kernels import kernel_values, view_key
+from judged.engine.matching import Matching, per_query_matching, warn_if_unmatched
 from judged.engine.provenance import input_record, provenance_record
 from judged.engine.ranking import build_view
 from judged.engine.result import MeasureCounts, Result
@@ -139,7 +140,9 @@ class QueryValues:
     query has no relevant judgment), ``missing`` marks queries the run did not
     answer, ``coverage`` maps each (tie order, cutoff) of
     :func:`coverage_keys` to per-query (unjudged, retrieved, tied across the
-    cutoff) counts in that ranking's top k, and
+    cutoff) counts in that ranking's top k, ``matching`` holds per query
+    :func:`~judged.engine.matching.per_query_matching`'s (retrieved,
+    retrieved and judged, judged) counts, and
     ``run_only`` counts run queries without judgments.
     """
 
@@ -148,6 +151,7 @@ class QueryValues:
     missing: np.ndarray
     coverage: dict[tuple[str, int], np.ndarray]
     run_only: int
+    matching: np.ndarray
 
 
 def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int | None = None,
@@ -181,7 +185,7 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
         counted = np.stack([unjudged, top.counts, view.ties_across(cutoff)]).astype(np.int64)
         coverage[key, cutoff] = counted[:, reported].T
     return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,
-                       int(base.run_only.sum()))
+                       int(base.run_only.sum()), per_query_matching(base)[reported])
 
 
 def coverage_keys(measures: Sequence[Measure]) -> list[tuple[str, int]]:
@@ -206,6 +210,7 @@ def merge_query_values(parts: Sequence[QueryValues], measures: Sequence[Measure]
         {k: np.concatenate([p.coverage[k] for p in parts] or [np.empty((0, 3), dtype=np.int64)])[order]
          for k in coverage_keys(measures)},
         sum(p.run_only for p in parts),
+        np.concatenate([p.matching for p in parts] or [np.empty((0, 3), dtype=np.int64)])[order],
     )
 
 
@@ -228,7 +233,8 @@ def result_from_values(
     ``path``, ``format``, ``sha256``, ``rows``, ``queries``, and for the
     judgments ``collapsed_duplicates``); ``run_queries`` counts the run's
     distinct queries. Raises :class:`NoJudgedQueriesError` when no judged
-    query was answered by the run.
+    query was answered by the run; warns when the run's documents are not the
+    judgments' (:mod:`judged.engine.matching`).
 
     >>> from judged.measures import parse
     >>> values = query_values(Run.from_dict({"q1": {"a": 1.0}}), Qrels.from_dict({"q1": {"a": 1}}), [parse("P@1")])
@@ -249,6 +255,8 @@ def result_from_values(
     for (_, k), s in sums.items():
         if str(k) not in at or s[0] > at[str(k)][0]:
             at[str(k)] = s
+    matching = Matching.of(values.matching)
+    warn_if_unmatched(matching, run, qrels)
     provenance = provenance_record(
         measures=measures,
         missing=missing,
@@ -267,6 +275,7 @@ def result_from_values(
             "run_only_ignored": values.run_only,
         },
         counts=counts,
+        documents=matching.record(),
         unjudged_at={k: int(s[0]) for k, s in at.items()},
         retrieved_at={k: int(s[1]) for k, s in at.items()},
         ties_across={k: int(s[2]) for k, s in at.items()},

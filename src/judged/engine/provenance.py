@@ -18,6 +18,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from importlib import metadata
 
+from judged.engine.matching import ids_read_from
 from judged.version import __version__
 
 _URL_PASSWORD = re.compile(r"(://[^/:@\s]*):[^@/\s]*@")
@@ -61,14 +62,15 @@ def _version(distribution: str) -> str | None:
 
 
 def input_record(item) -> dict:
-    """What the provenance says of one input (a ``Run`` or ``Qrels``): name, path, format, sha256, rows, queries.
+    """What the provenance says of one input (a ``Run`` or ``Qrels``): name, path, format, sha256, rows, queries,
+    and where its ids were read from.
 
     A frozen judgment set reads as ``format: judgment-set`` with its id as the
     path and its content hash as the sha256.
 
     >>> from judged.io.inputs import Qrels
     >>> input_record(Qrels.from_dict({"q1": {"d1": 1}}, "mine"))
-    {'name': 'mine', 'path': None, 'format': 'memory', 'sha256': None, 'rows': 1, 'queries': 1}
+    {'name': 'mine', 'path': None, 'format': 'memory', 'sha256': None, 'rows': 1, 'queries': 1, 'ids': 'mapping keys'}
     """
     source = item.source
     return {
@@ -78,6 +80,7 @@ def input_record(item) -> dict:
         "sha256": source.sha256 if source else None,
         "rows": len(item),
         "queries": item.num_queries,
+        "ids": ids_read_from(source.format if source else "memory", getattr(item, "id_columns", None)),
     }
 
 
@@ -122,6 +125,7 @@ def provenance_record(
     queries: dict,
     counts: Mapping,
     unjudged_at: dict[str, int],
+    documents: dict | None = None,
     retrieved_at: dict[str, int],
     ties_across: dict[str, int],
     engine: dict | None = None,
@@ -131,7 +135,8 @@ def provenance_record(
 
     ``unjudged_at`` counts, per cutoff, the unjudged documents in the top k of
     the ranking that has the most there; ``top_k`` holds each measure's own
-    ``(unjudged, retrieved)`` in its top k (a tie rule can put judged documents first).
+    ``(unjudged, retrieved)`` in its top k (a tie rule can put judged documents first);
+    ``documents`` the shared queries' :class:`~judged.engine.matching.Matching` record.
 
     >>> from judged.measures import parse
     >>> r = provenance_record(measures=[parse("P@5")], missing="skip", depth=None, command=None, config=None,
@@ -151,6 +156,7 @@ def provenance_record(
             "run": run,
             "qrels": qrels,
             "queries": queries,
+            "documents": documents,
             "per_measure": {
                 str(m): {
                     "scored": c.scored,

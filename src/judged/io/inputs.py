@@ -181,16 +181,22 @@ class RowProblem(Exception):
 
 @dataclass(frozen=True, eq=False)
 class Run:
-    """Scored documents per query, in input order: columns ``qid``, ``docid``, ``score``."""
+    """Scored documents per query, in input order: columns ``qid``, ``docid``, ``score``.
+
+    ``id_columns`` names the table columns the qids and docids were read from, when they came from a table.
+    """
 
     frame: pl.DataFrame
     name: str
     source: Source | None = None
+    id_columns: tuple[str, str] | None = None
 
     @classmethod
-    def from_frame(cls, frame: pl.DataFrame, name: str, source: Source | None = None) -> Run:
+    def from_frame(cls, frame: pl.DataFrame, name: str, source: Source | None = None,
+                   id_columns: tuple[str, str] | None = None) -> Run:
         """Validate a frame with the run schema; raises :class:`InputError` naming the row."""
-        return cls._checked(frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items()), name, source)
+        return cls._checked(frame.select(pl.col(c).cast(t) for c, t in RUN_SCHEMA.items()), name, source,
+                            id_columns=id_columns)
 
     @classmethod
     def from_dict(
@@ -210,8 +216,9 @@ class Run:
         return cls.from_frame(frame, name, source)
 
     @classmethod
-    def _checked(cls, frame: pl.DataFrame, name: str, source: Source | None, distinct_pairs: bool = False) -> Run:
-        run = cls(frame, name, source)
+    def _checked(cls, frame: pl.DataFrame, name: str, source: Source | None, distinct_pairs: bool = False,
+                 id_columns: tuple[str, str] | None = None) -> Run:
+        run = cls(frame, name, source, id_columns)
         try:
             check_run(run, distinct_pairs=distinct_pairs)
         except RowProblem as problem:
@@ -220,7 +227,8 @@ class Run:
 
     def with_scores(self, scores: np.ndarray) -> Run:
         """The same rows with other scores (not NaN): what is known of the rows' queries is carried over."""
-        rescored = Run(self.frame.with_columns(pl.Series("score", scores, dtype=pl.Float64)), self.name, self.source)
+        rescored = Run(self.frame.with_columns(pl.Series("score", scores, dtype=pl.Float64)), self.name, self.source,
+                       self.id_columns)
         rescored.__dict__.update({k: v for k, v in self.__dict__.items() if k in ("blocks", "grouped")})
         return rescored
 
@@ -253,22 +261,27 @@ class Run:
 
 @dataclass(frozen=True, eq=False)
 class Qrels:
-    """Judgments in input order: columns ``qid``, ``docid``, ``grade`` (an integer)."""
+    """Judgments in input order: columns ``qid``, ``docid``, ``grade`` (an integer).
+
+    ``id_columns`` names the table columns the qids and docids were read from, when they came from a table.
+    """
 
     frame: pl.DataFrame
     name: str = "qrels"
     source: Source | None = None
     collapsed_duplicates: int = 0
+    id_columns: tuple[str, str] | None = None
 
     @classmethod
-    def from_frame(cls, frame: pl.DataFrame, name: str = "qrels", source: Source | None = None) -> Qrels:
+    def from_frame(cls, frame: pl.DataFrame, name: str = "qrels", source: Source | None = None,
+                   id_columns: tuple[str, str] | None = None) -> Qrels:
         """Validate a frame with the qrels schema; identical repeated judgments collapse to one."""
         frame = frame.select(pl.col(c).cast(t) for c, t in QRELS_SCHEMA.items())
         try:
             frame, collapsed = dedupe_qrels(frame)
         except RowProblem as problem:
             raise problem.at(source.path if source else name, None) from None
-        return cls(frame, name, source, collapsed)
+        return cls(frame, name, source, collapsed, id_columns)
 
     @classmethod
     def from_dict(

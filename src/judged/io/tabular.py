@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from judged.errors import InputError
-from judged.io.inputs import Qrels, Run, Source
+from judged.io.inputs import Qrels, Run, Source, opened
 from judged.io.numbers import GRADE_PATTERN, SCORE_PATTERN
 
 _CANDIDATES = {
@@ -38,14 +38,15 @@ def read_table(path: str | Path, kind: str, format: str, name: str | None = None
                columns: Mapping[str, str] | None = None) -> Run | Qrels:
     """Read a CSV (``format='csv'``), TSV or Parquet file as a run or qrels."""
     path = str(path)
-    source = Source.of_file(path, format)
-    try:
-        if format == "parquet":
-            frame = pl.read_parquet(path)
-        else:
-            frame = pl.read_csv(path, separator="\t" if format == "tsv" else ",", infer_schema=False)
-    except pl.exceptions.PolarsError as err:
-        raise InputError(f"cannot read {format.upper()}: {str(err).splitlines()[0]}", path=path) from None
+    with opened(path) as handle:  # once, in a stream: a pipe or `-` has no second reading
+        source = Source.of_handle(path, format, handle)
+        try:
+            if format == "parquet":
+                frame = pl.read_parquet(handle)
+            else:
+                frame = pl.read_csv(handle, separator="\t" if format == "tsv" else ",", infer_schema=False)
+        except pl.exceptions.PolarsError as err:
+            raise InputError(f"cannot read {format.upper()}: {str(err).splitlines()[0]}", path=path) from None
     if frame.height == 0:
         raise InputError("file has no data rows", path=path, expected="a header and data rows")
     return from_frame(frame, kind, name or Path(path).stem, columns, source)
@@ -61,9 +62,10 @@ def from_frame(frame, kind: str, name: str, columns: Mapping[str, str] | None = 
     chosen = {role: pick_column(frame.columns, role, columns, where) for role in ("qid", "docid", value)}
     picked = frame.select(pl.col(col).alias(role) for role, col in chosen.items())
     picked = _typed(picked, value, where)
+    ids = (chosen["qid"], chosen["docid"])
     if kind == "run":
-        return Run.from_frame(picked, name, source)
-    return Qrels.from_frame(picked, name, source)
+        return Run.from_frame(picked, name, source, ids)
+    return Qrels.from_frame(picked, name, source, ids)
 
 
 def pick_column(names: Sequence[str], role: str, columns: Mapping[str, str] | None, where: str) -> str:

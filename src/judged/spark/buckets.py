@@ -36,7 +36,7 @@ from judged.spark.reading import FILE_SHIFT, ROW_MASK, arrow_schema, error_json
 BUCKET_BYTES = 64 << 20
 MAX_BUCKETS = 4096
 OUT = ("kind string, side string, qid string, missing boolean, raw array<double>, coverage array<long>, "
-       "stats array<long>, file string, `order` long, tag string, sha256 string, error string")
+       "matching array<long>, stats array<long>, file string, `order` long, tag string, sha256 string, error string")
 STATS = ("run_rows", "run_queries", "qrels_rows", "qrels_queries", "collapsed", "run_only")
 _ROW_NUMBER = re.compile(r" \(row (\d+)\)$")
 
@@ -162,6 +162,7 @@ def _evaluated(run: Run, qrels: Qrels, plan: BucketPlan) -> list[pl.DataFrame]:
         "missing": values.missing,
         "raw": pl.Series(raw.tolist(), dtype=pl.List(pl.Float64)),
         "coverage": pl.Series(coverage.tolist(), dtype=pl.List(pl.Int64)),
+        "matching": pl.Series(values.matching.tolist(), dtype=pl.List(pl.Int64)),
     })
     return [queries, _totals(stats + [values.run_only])]
 
@@ -187,7 +188,7 @@ def _error(side: str, order: int, error: InputError) -> pl.DataFrame:
 
 
 _OUT_TYPES: dict[str, Any] = {"kind": pl.String, "side": pl.String, "qid": pl.String, "missing": pl.Boolean,
-              "raw": pl.List(pl.Float64), "coverage": pl.List(pl.Int64), "stats": pl.List(pl.Int64),
+              "raw": pl.List(pl.Float64), "coverage": pl.List(pl.Int64), "matching": pl.List(pl.Int64), "stats": pl.List(pl.Int64),
               "file": pl.String, "order": pl.Int64, "tag": pl.String, "sha256": pl.String, "error": pl.String}
 
 

@@ -36,6 +36,7 @@ from judged.engine.evaluate import (
     result_from_values,
     view_key,
 )
+from judged.engine.matching import ids_read_from
 from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
@@ -141,6 +142,7 @@ def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict) 
         queries["missing"].to_numpy().astype(bool),
         {k: coverage[:, 3 * i: 3 * i + 3] for i, k in enumerate(keys)},
         int(totals["run_only"]),
+        np.array(queries["matching"].to_list(), dtype=np.int64).reshape(n, 3),
     )
 
 
@@ -153,4 +155,4 @@ def _last(files: pl.DataFrame, side: str, column: str) -> str | None:
 def _record(item: SparkInput, name: str, files: pl.DataFrame, rows: int, queries: int) -> dict:
     sha256 = _last(files, item.kind, "sha256") if item.single else item.sha256
     return {"name": name, "path": item.path, "format": item.format, "sha256": sha256, "rows": int(rows),
-            "queries": int(queries)}
+            "queries": int(queries), "ids": ids_read_from(item.format, item.id_columns)}

@@ -37,7 +37,8 @@ class SparkInput:
     order; ``size`` estimates their bytes, from which the buckets are sized;
     ``single`` that the input is one file (whose hash is then the input's);
     ``collapsed`` counts repeated judgments collapsed before Spark saw them;
-    ``files`` names the input's files in the order their rows are numbered.
+    ``files`` names the input's files in the order their rows are numbered;
+    ``id_columns`` the DataFrame's columns the qids and docids came from.
     """
 
     kind: str
@@ -54,6 +55,7 @@ class SparkInput:
     sha256: str | None = None
     collapsed: int = 0
     files: tuple[str, ...] = ()
+    id_columns: tuple[str, str] | None = None
 
 
 def as_input(source, kind: str, columns: Mapping[str, str] | None = None, name: str | None = None) -> SparkInput:
@@ -99,7 +101,7 @@ def from_dataframe(df: DataFrame, kind: str, *, name: str | None = None, columns
     frame = df.select(*((picked[f] if f in picked else F.lit(None)).cast(types.get(f, "string")).alias(f)
                         for f in ROW_FIELDS))
     return SparkInput(kind, frame, name, name or kind, value=value, ordered=order is not None,
-                      size=estimated_size(df), **source)
+                      size=estimated_size(df), id_columns=(chosen["qid"], chosen["docid"]), **source)
 
 
 UNKNOWN_SIZE = 1 << 62  # Spark reports Long.MaxValue bytes when it cannot estimate a plan
