@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import math
 import os
@@ -195,6 +196,68 @@ def test_json_through_a_fifo(tmp_path, suffix):
     writer.join()
     assert run.frame["score"].to_list() == [1.5, -INF]
     assert run.source.sha256 == hashlib.sha256(text.encode()).hexdigest()
+
+
+def _parquet_bytes() -> bytes:
+    buffer = io.BytesIO()
+    pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.5, -INF]}).write_parquet(buffer)
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("format, data", [
+    ("csv", b"query_id,doc_id,score\nq,a,1.5\nq,b,-inf\n"),
+    ("tsv", b"query_id\tdoc_id\tscore\nq\ta\t1.5\nq\tb\t-inf\n"),
+    ("csv", gzip.compress(b"query_id,doc_id,score\nq,a,1.5\nq,b,-inf\n")),
+    ("parquet", _parquet_bytes()),
+])
+def test_tables_through_a_fifo_are_read_once_and_hashed(tmp_path, format, data):
+    fifo, writer = _fifo(tmp_path, "run", data)
+    run = read_run(fifo, format=format)
+    writer.join()
+    assert run.frame.rows() == [("q", "a", 1.5), ("q", "b", -INF)]
+    assert run.source.sha256 == hashlib.sha256(data).hexdigest() and run.id_columns == ("query_id", "doc_id")
+
+
+@pytest.mark.parametrize("reader_name, data, expected", [
+    ("read_prefs", b"q1 u1 s1 d1 2\nq1 u1 s1 d2 0\n", [("q1", "u1", "s1", "d1", 2.0), ("q1", "u1", "s1", "d2", 0.0)]),
+    ("read_qrels_prefs", b"q1 u1 d1 2\nq1 u1 d2 0\n", [("q1", "u1", "0", "d1", 2.0), ("q1", "u1", "0", "d2", 0.0)]),
+])
+def test_preferences_through_a_fifo(tmp_path, reader_name, data, expected):
+    import judged.io.prefs as prefs
+
+    fifo, writer = _fifo(tmp_path, "prefs", data)
+    read = getattr(prefs, reader_name)(fifo)
+    writer.join()
+    assert read.frame.rows() == expected and read.source.sha256 == hashlib.sha256(data).hexdigest()
+
+
+def test_judgment_groups_and_zscores_through_a_fifo(tmp_path):
+    from judged.io.prefs import read_qrels_jg
+    from judged.io.zscores import read_zscores
+
+    data = b"q1 g1 d1 1\nq1 g2 d1 0\n"
+    fifo, writer = _fifo(tmp_path, "jg", data)
+    groups = read_qrels_jg(fifo)
+    writer.join()
+    assert sorted(groups.groups) == ["g1", "g2"] and groups.source.sha256 == hashlib.sha256(data).hexdigest()
+    fifo, writer = _fifo(tmp_path, "z", b"q1 map 0.25 0.5\n")
+    zscores = read_zscores(fifo)
+    writer.join()
+    assert zscores.convert("map", ["q1"], [0.75]).tolist() == [1.0]
+
+
+@pytest.mark.parametrize("reader_name", ["read_prefs", "read_qrels_jg"])
+def test_other_trec_formats_refuse_a_directory_or_a_missing_file_in_one_line(tmp_path, reader_name):
+    import judged.io.prefs as prefs
+    from judged.io.zscores import read_zscores
+
+    for read in (getattr(prefs, reader_name), read_zscores):
+        with pytest.raises(InputError) as caught:
+            read(tmp_path)
+        assert str(caught.value) == f"{tmp_path}: cannot read file: is a directory, not a file (expected a readable file)"
+        with pytest.raises(InputError) as caught:
+            read(tmp_path / "nope")
+        assert str(caught.value) == f"{tmp_path / 'nope'}: no such file"
 
 
 def _piped(data: bytes) -> int:

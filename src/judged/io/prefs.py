@@ -32,7 +32,7 @@ from pathlib import Path
 import polars as pl
 
 from judged.errors import InputError
-from judged.io.inputs import QRELS_SCHEMA, Qrels, RowProblem, Source, dedupe_qrels
+from judged.io.inputs import QRELS_SCHEMA, Qrels, RowProblem, Source, dedupe_qrels, opened
 from judged.io.numbers import parse_score
 from judged.io.trec import _qrels_row, check_field_count, trec_lines
 
@@ -83,18 +83,18 @@ def read_qrels_prefs(path: str | Path, name: str | None = None) -> Preferences:
 def read_qrels_jg(path: str | Path, name: str | None = None) -> JudgmentGroups:
     """Read a ``qid jg docid grade`` file (trec_eval's ``-R qrels_jg``) into one :class:`Qrels` per group."""
     path = str(path)
-    _exists(path)
     rows: list[tuple[str, str, str, int]] = []
     lines: list[int] = []
-    for number, fields, text in trec_lines(path, indented_comments=False):
-        check_field_count(fields, _QRELS_JG_COLUMNS, True, path, number, text)
-        qid, docid, grade = _qrels_row(fields, path, number, text)
-        rows.append((fields[1], qid, docid, grade))
-        lines.append(number)
+    with opened(path) as handle:  # once, in a stream: a pipe or `-` has no second reading
+        source = Source.of_handle(path, "qrels_jg", handle)
+        for number, fields, text in trec_lines(path, indented_comments=False, handle=handle):
+            check_field_count(fields, _QRELS_JG_COLUMNS, True, path, number, text)
+            qid, docid, grade = _qrels_row(fields, path, number, text)
+            rows.append((fields[1], qid, docid, grade))
+            lines.append(number)
     if not rows:
         raise InputError("file has no data lines", path=path, expected=" ".join(_QRELS_JG_COLUMNS) + " lines")
     frame = pl.DataFrame(rows, schema={"jg": pl.String, **QRELS_SCHEMA}, orient="row").with_row_index("row")
-    source = Source.of_file(path, "qrels_jg")
     groups = {}
     for (jg,), part in sorted(frame.group_by("jg", maintain_order=True), key=lambda item: str(item[0][0]).encode()):
         try:
@@ -106,19 +106,20 @@ def read_qrels_jg(path: str | Path, name: str | None = None) -> JudgmentGroups:
 
 
 def _read_preferences(path: str, columns: tuple[str, ...], name: str | None) -> Preferences:
-    _exists(path)
     rows: list[tuple[str, str, str, str, float]] = []
     lines: list[int] = []
-    for number, fields, text in trec_lines(path, indented_comments=False):
-        check_field_count(fields, columns, True, path, number, text)
-        level = parse_score(fields[-1])
-        if level is None or not math.isfinite(level):
-            raise InputError("preference level is not a finite number", path=path, line=number,
-                             text=text.rstrip("\r\n"),
-                             expected=f"a number in column {len(columns)}, such as 0, 1 or 2.5")
-        jsg = fields[2] if len(columns) == len(_PREFS_COLUMNS) else "0"  # qrels_prefs: one sub-group per group
-        rows.append((fields[0], fields[1], jsg, fields[-2], level))
-        lines.append(number)
+    with opened(path) as handle:  # once, in a stream: a pipe or `-` has no second reading
+        source = Source.of_handle(path, "prefs", handle)
+        for number, fields, text in trec_lines(path, indented_comments=False, handle=handle):
+            check_field_count(fields, columns, True, path, number, text)
+            level = parse_score(fields[-1])
+            if level is None or not math.isfinite(level):
+                raise InputError("preference level is not a finite number", path=path, line=number,
+                                 text=text.rstrip("\r\n"),
+                                 expected=f"a number in column {len(columns)}, such as 0, 1 or 2.5")
+            jsg = fields[2] if len(columns) == len(_PREFS_COLUMNS) else "0"  # qrels_prefs: one sub-group per group
+            rows.append((fields[0], fields[1], jsg, fields[-2], level))
+            lines.append(number)
     if not rows:
         raise InputError("file has no data lines", path=path, expected=" ".join(columns) + " lines")
     frame = pl.DataFrame(rows, schema=PREFS_SCHEMA, orient="row")
@@ -129,7 +130,7 @@ def _read_preferences(path: str, columns: tuple[str, ...], name: str | None) -> 
                          " ".join(map(str, frame.row(first_repeat))),
                          "each docid at most once per (qid, jg, jsg); give a second view its own sub-group",
                          ).at(path, lines[first_repeat])
-    return Preferences(frame, name or Path(path).name, Source.of_file(path, "prefs"))
+    return Preferences(frame, name or Path(path).name, source)
 
 
 def _second_occurrence(keys: pl.DataFrame) -> int:
@@ -140,13 +141,6 @@ def _second_occurrence(keys: pl.DataFrame) -> int:
             return row
         seen.add(key)
     raise ValueError("no repeated key")  # callers check that there is one
-
-
-def _exists(path: str) -> None:
-    if not Path(path).exists():
-        raise InputError("no such file", path=path)
-    if Path(path).is_dir():
-        raise InputError("is a directory, not a file", path=path)
 
 
 __all__ = ["JudgmentGroups", "Preferences", "read_prefs", "read_qrels_jg", "read_qrels_prefs"]

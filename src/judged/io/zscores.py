@@ -59,10 +59,8 @@ class ZScores:
 def read_zscores(path: str | Path) -> ZScores:
     """Read a ``qid measure mean stddev`` file; a later line for the same query and measure is an error."""
     path = str(path)
-    if not Path(path).is_file():
-        raise InputError("no such file" if not Path(path).exists() else "is a directory, not a file", path=path)
     table: dict[tuple[str, str], tuple[float, float]] = {}
-    for number, fields, text in trec_lines(path, indented_comments=False):
+    for number, fields, text in trec_lines(path, indented_comments=False):  # opened once: a pipe works
         check_field_count(fields, _COLUMNS, True, path, number, text)
         mean, stddev = parse_score(fields[2]), parse_score(fields[3])
         if mean is None or stddev is None or not (math.isfinite(mean) and math.isfinite(stddev)):
