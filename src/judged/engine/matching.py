@@ -85,16 +85,20 @@ class Matching:
 def ids_read_from(format: str, id_columns: tuple[str, str] | None) -> str:
     """Where an input's qids and docids were read from, in words: its table columns, TREC columns or keys.
 
+    ``id_columns`` is None where the columns are not known in one place (a mapping, or a folder of table
+    files on Spark, each read by :func:`judged.io.tabular.pick_column`).
+
     >>> ids_read_from("parquet", ("query_id", "docid")), ids_read_from("trec", None)
     ("columns 'query_id' and 'docid'", 'TREC columns 1 and 3')
     """
     if id_columns is not None:
         return f"columns {id_columns[0]!r} and {id_columns[1]!r}"
-    if format == "trec":
-        return "TREC columns 1 and 3"
-    if format in ("json", "jsonl"):
-        return "JSON keys"
-    return "mapping keys"
+    return _IDS_OF_FORMAT.get(format, "mapping keys")
+
+
+_IDS_OF_FORMAT = {"trec": "TREC columns 1 and 3", "json": "JSON keys", "jsonl": "JSON keys",
+                  "judgment-set": "frozen judgment set", "csv": "qid and docid columns",
+                  "tsv": "qid and docid columns", "parquet": "qid and docid columns"}
 
 
 def warn_if_unmatched(matching: Matching, run: dict, qrels: dict) -> None:

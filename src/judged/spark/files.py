@@ -65,7 +65,7 @@ def from_local(spark: SparkSession, qrels: Qrels) -> SparkInput:
     source = qrels.source
     return from_dataframe(frame, "qrels", name=qrels.name, path=source.path if source else None,
                           format=source.format if source else "memory", sha256=source.sha256 if source else None,
-                          collapsed=qrels.collapsed_duplicates)
+                          collapsed=qrels.collapsed_duplicates, id_columns=qrels.id_columns)
 
 
 def write_per_query(results: Sequence[SparkResult], path: str) -> None:

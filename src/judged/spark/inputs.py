@@ -101,7 +101,7 @@ def from_dataframe(df: DataFrame, kind: str, *, name: str | None = None, columns
     frame = df.select(*((picked[f] if f in picked else F.lit(None)).cast(types.get(f, "string")).alias(f)
                         for f in ROW_FIELDS))
     return SparkInput(kind, frame, name, name or kind, value=value, ordered=order is not None,
-                      size=estimated_size(df), id_columns=(chosen["qid"], chosen["docid"]), **source)
+                      size=estimated_size(df), **{"id_columns": (chosen["qid"], chosen["docid"]), **source})
 
 
 UNKNOWN_SIZE = 1 << 62  # Spark reports Long.MaxValue bytes when it cannot estimate a plan
