@@ -2,6 +2,12 @@
 
 The command line maps :class:`InputError` (bad data) to exit code 1 and
 :class:`UsageError` (a bad request: unknown measure, impossible option) to 2.
+Both are subclasses of ``ValueError``, so code written for other libraries' errors
+(``except ValueError:``) catches them too; :class:`InputTypeError`, data of
+the wrong type, is also a ``TypeError``, as Python and pytrec_eval raise there.
+
+>>> issubclass(UsageError, ValueError), issubclass(InputTypeError, TypeError)
+(True, True)
 """
 
 from __future__ import annotations
@@ -11,7 +17,7 @@ class JudgedError(Exception):
     """Base class of every error judged raises deliberately."""
 
 
-class UsageError(JudgedError):
+class UsageError(JudgedError, ValueError):
     """The request itself is wrong: an unknown measure, a bad parameter, conflicting options."""
 
 
@@ -19,7 +25,7 @@ class MeasureError(UsageError):
     """A measure string or parameter that cannot be understood."""
 
 
-class InputError(JudgedError):
+class InputError(JudgedError, ValueError):
     """Input data that cannot be used, located as precisely as it can be.
 
     ``str()`` reads ``path:line: problem: 'offending text' (expected ...)`` so a
@@ -57,3 +63,7 @@ class InputError(JudgedError):
 
 class NoJudgedQueriesError(InputError):
     """A run shares no query with the judgments, so there is nothing to score (not 0.0)."""
+
+
+class InputTypeError(InputError, TypeError):
+    """Input of the wrong type (a number where a str belongs, a list for a dict): a ``TypeError`` as well."""
