@@ -1,56 +1,92 @@
-"""pytrec_eval's call shape over judged: change ``import pytrec_eval`` to ``from judged import pytrec_eval``.
+"""pytrec_eval's module over judged: change ``import pytrec_eval`` to ``from judged import pytrec_eval``.
 
-:class:`RelevanceEvaluator` takes the judgments once and scores any number of
-runs, returning pytrec_eval's nested dict under trec_eval's measure names. The
-numbers are judged's under the conventions pytrec_eval applies without naming
-them, named here: linear gain, ideal list from every judged document, ties
-broken by docid descending, a query with no relevant judgment scored 0,
-``relevance_level`` as ``rel``, ``judged_docs_only_flag`` as ``unjudged=drop``,
-run scores compared as 32-bit floats, as pytrec_eval's bundled trec_eval
-stores them (so scores equal after rounding to float32 tie, as they do there),
-and recall levels met as that trec_eval 9 meets them (``rounding=v9``:
-``iprec_at_recall`` and ``11pt_avg`` differ from trec_eval 10's there). One
-number differs on purpose: where ``judged_docs_only_flag`` leaves a query
-nothing judged, those two are 0 here and NaN (0 divided by 0) in pytrec_eval.
+The same names (:class:`RelevanceEvaluator`, :func:`parse_run`,
+:func:`parse_qrel`, :func:`compute_aggregated_measure`,
+:data:`supported_measures`, :data:`supported_nicknames`), the same measure
+names, keys and numbers, and the same exceptions: ``ValueError`` for an
+unsupported measure, ``TypeError`` for an argument of the wrong type (judged's
+:class:`~judged.UsageError` and :class:`~judged.errors.InputTypeError`, which
+are those too). The numbers are judged's under the conventions pytrec_eval
+applies without naming them: linear gain, ideal list from every judged
+document, ties broken by docid descending, a query with no relevant judgment
+scored 0, ``relevance_level`` as ``rel``, ``judged_docs_only_flag`` as
+``unjudged=drop``, run scores compared as 32-bit floats, as its bundled
+trec_eval 9 stores them (so 1.0 and 1.0 + 1e-9 tie), and recall levels met as
+that trec_eval meets them (``rounding=v9``).
 
 >>> from judged import pytrec_eval
 >>> evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1, "d2": 0, "d3": 2}}, {"map", "ndcg_cut.3"})
 >>> evaluator.evaluate({"q1": {"d1": 1.0, "d2": 2.0, "d3": 0.5}})
 {'q1': {'map': 0.5833333333333333, 'ndcg_cut_3': 0.6199062332840657}}
 
-Measures are the trec_eval entries judged computes (:data:`supported_measures`);
-another trec_eval measure is refused with the list.
+Ties go by docid descending: d2 ranks above the relevant d1 (reciprocal rank
+1/2). An empty ranking is scored (num_rel keeps its count), and so is every
+judged query of the run, as in pytrec_eval:
+
+>>> evaluator = pytrec_eval.RelevanceEvaluator({"q1": {"d1": 1}, "q2": {"d1": 1}}, {"recip_rank", "num_rel"})
+>>> evaluator.evaluate({"q1": {"d1": 1.0, "d2": 1.0}, "q2": {}, "q9": {"d1": 1.0}})
+{'q1': {'num_rel': 1.0, 'recip_rank': 0.5}, 'q2': {'num_rel': 1.0, 'recip_rank': 0.0}}
+
+What pytrec_eval accepts and handles in a way of its own is taken as it
+takes it, and said once in an :class:`InputWarning`: a NaN score (ranked here
+as -inf; pytrec_eval's place for it depends on its sort), a negative
+``relevance_level`` (nothing is relevant), utility with other than four
+coefficients (0.0). Where pytrec_eval stops the process (a gain map such as
+``ndcg.1=3``, a cutoff 0) this module raises ``ValueError``; runid answers 0.0
+(pytrec_eval leaves the slot unset).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import os
-import tempfile
+import warnings
 from collections.abc import Iterable, Mapping
-from pathlib import Path
 
 import numpy as np
-import polars as pl
 
-from judged.engine.evaluate import evaluate
-from judged.errors import InputError, NoJudgedQueriesError
 from judged.io.inputs import Qrels, Run
-from judged.measures.registry import GEOMETRIC_FLOOR
-from judged.measures.spec import Measure
-from judged.measures.trec_names import TABLE, from_trec_eval
+from judged.pytrec_eval import checks
+from judged.pytrec_eval.files import parse_qrel, parse_run
+from judged.pytrec_eval.names import NICKNAMES, SUPPORTED, resolve
+from judged.pytrec_eval.values import float32_scores, per_query
 
-#: The trec_eval measures (table entries) this call shape computes.
-supported_measures: frozenset[str] = frozenset(TABLE)
+__all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator"]  # noqa: RUF022 (pytrec_eval's order)
+
+#: The pytrec_eval release whose behaviour this module reproduces.
+__version__ = "0.5.11"
+
+#: trec_eval's measures, as pytrec_eval names them (runid and relstring answer 0.0).
+supported_measures: set[str] = set(SUPPORTED)
+
+#: pytrec_eval's nicknames; ``all_prefs``, ``prefs`` and ``qrels_jg`` name measures it refuses.
+supported_nicknames: dict[str, set[str]] = {name: set(members) for name, members in NICKNAMES.items()}
+
+
+class InputWarning(UserWarning):
+    """Input pytrec_eval accepts and treats its own way, taken as it takes it: said once per call, with counts."""
+
+
+def compute_aggregated_measure(measure: str, values: list[float]) -> float:
+    """The value over queries, as pytrec_eval aggregates: num_* summed, gm_* as exp(mean), others the mean.
+
+    >>> compute_aggregated_measure("num_rel", [1.0, 2.0]), compute_aggregated_measure("map", [0.5, 1.0])
+    (3.0, 0.75)
+    >>> round(compute_aggregated_measure("gm_map", [0.0, -1.0]), 6)  # gm_* values are already logs
+    0.606531
+    """
+    if measure.startswith("num_"):
+        return float(np.sum(values))
+    if measure.startswith("gm_"):
+        return float(np.exp(np.sum(values) / len(values)))
+    return float(np.mean(values))
 
 
 class RelevanceEvaluator:
-    """Judgments read and indexed once, then :meth:`evaluate` for each run, as in pytrec_eval.
+    """Judgments checked and indexed once, then :meth:`evaluate` for each run, as in pytrec_eval.
 
     ``query_relevance`` is ``{qid: {docid: grade}}``; queries without a judgment
     are dropped, as pytrec_eval does. ``measures`` are trec_eval names with
-    parameters: ``map``, ``P`` (every default cutoff), ``P_5``, ``ndcg_cut.5,10``,
-    ``ndcg.1=1,2=3``.
+    parameters or nicknames: ``map``, ``P`` (every default cutoff), ``P_5``,
+    ``ndcg_cut.5,10``, ``official``.
     """
 
     def __init__(
@@ -60,82 +96,41 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
-        judged_queries = {qid: docs for qid, docs in query_relevance.items() if len(docs)}
-        self._qrels = Qrels.from_dict(judged_queries)
-        self._judged = frozenset(str(qid) for qid in judged_queries)
-        named: dict[Measure, str] = {}
-        for name in sorted(set(measures)):
-            for printed, measure in from_trec_eval(name, rel=relevance_level, judged_only=judged_docs_only_flag):
-                if "rounding" in measure.family.params:  # the trec_eval 9 inside pytrec_eval meets levels its way
-                    measure = dataclasses.replace(measure, rounding="v9")
-                named.setdefault(measure, printed)
-        self._names = named
+        rel = checks.level(relevance_level)
+        judged_only = checks.flag(judged_docs_only_flag)
+        notes = []
+        if rel < 0:
+            notes.append(f"relevance_level {rel}: pytrec_eval counts no document relevant at a negative level")
+            rel = 2**63 - 1
+        resolved = resolve(measures, rel, judged_only)
+        judged = checks.judged_queries(query_relevance)
+        _warn([*notes, *resolved.notes])
+        self._qrels = Qrels.from_dict(judged)
+        self._judged = frozenset(judged)
+        self._keys = resolved.measures
+        self._rel, self._judged_only = rel, judged_only
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
-        """``{qid: {measure: value}}`` for every query of ``scores`` that has judgments.
-
-        A query of ``scores`` with no documents is scored as an empty ranking,
-        as in pytrec_eval, unless no query of ``scores`` retrieves anything
-        (then judged has nothing to rank and the answer is ``{}``).
-        """
-        run = float32_scores(Run.from_dict(scores))
-        try:
-            result = evaluate(run, self._qrels, list(self._names), missing="zero")
-        except NoJudgedQueriesError:
+        """``{qid: {measure: value}}`` for every query of ``scores`` that has judgments, an empty one too."""
+        if not scores:
             return {}
-        asked = {str(qid) for qid in scores} & self._judged
-        names = list(self._names.values())
-        columns = [_as_pytrec_eval(m, result.values[m]).tolist() for m in self._names]
-        return {qid: dict(zip(names, row)) for qid, *row in zip(result.qids, *columns) if qid in asked}
+        checked, nans = checks.checked_scores(scores)
+        if nans:
+            _warn([f"{nans} NaN score(s) ranked as -inf (pytrec_eval's place for a NaN depends on its sort)"])
+            checked = {q: {d: -np.inf if s != s else s for d, s in docs.items()} for q, docs in checked.items()}
+        asked = [qid for qid in checked if qid in self._judged]
+        measures = list(dict.fromkeys(m for _, m in self._keys if m is not None))
+        if not asked or not measures:
+            return {qid: {key: 0.0 for key, _ in self._keys} for qid in asked}
+        qids, values = per_query(float32_scores(Run.from_dict(checked)), self._qrels, measures, self._rel,
+                                 self._judged_only)
+        row = {qid: i for i, qid in enumerate(qids)}
+        columns = [(key, None if m is None else values[m].tolist()) for key, m in self._keys]
+        return {qid: {key: 0.0 if col is None else col[row[qid]] for key, col in columns} for qid in asked}
 
 
-def _as_pytrec_eval(measure: Measure, values: np.ndarray) -> np.ndarray:
-    """Per-query values as pytrec_eval hands them out: gm_map and gm_bpref as log(max(v, 1e-5)), the terms
-    its compute_aggregated_measure averages and exponentiates."""
-    if measure.family.aggregate == "gmean":
-        return np.log(np.maximum(values, GEOMETRIC_FLOOR))
-    return values
+def _warn(notes: list[str]) -> None:
+    """One :class:`InputWarning` for everything in ``notes``."""
+    if notes:
+        warnings.warn(InputWarning("pytrec_eval's own handling applied: " + "; ".join(notes) + "."), stacklevel=3)
 
-
-def parse_run(lines: Iterable[str]) -> dict[str, dict[str, float]]:
-    """``{qid: {docid: score}}`` from TREC run lines (``qid Q0 docid rank score tag``), read by judged's reader."""
-    frame = _read_lines(lines, "run").frame
-    return _nested(frame, "score", float)
-
-
-def parse_qrel(lines: Iterable[str]) -> dict[str, dict[str, int]]:
-    """``{qid: {docid: grade}}`` from TREC qrels lines (``qid iter docid grade``), read by judged's reader."""
-    frame = _read_lines(lines, "qrels").frame
-    return _nested(frame, "grade", int)
-
-
-def _read_lines(lines: Iterable[str], kind: str) -> Run | Qrels:
-    """Read with judged's own TREC reader: an open file by its path, other lines through a temporary file."""
-    from judged.io.trec import read_trec_qrels, read_trec_run
-
-    read = read_trec_run if kind == "run" else read_trec_qrels
-    path = getattr(lines, "name", None)
-    if isinstance(path, str) and os.path.isfile(path):
-        return read(path)
-    with tempfile.TemporaryDirectory() as folder:
-        copy = Path(folder) / kind
-        with copy.open("w", encoding="utf-8", newline="") as handle:
-            for line in lines:
-                handle.write(line if line.endswith("\n") else line + "\n")
-        try:
-            return read(copy)
-        except InputError as err:
-            raise InputError(err.problem, path=f"<{kind} lines>", line=err.line, text=err.text,
-                             expected=err.expected) from None
-
-
-def _nested(frame: pl.DataFrame, column: str, cast: type) -> dict:
-    out: dict[str, dict] = {}
-    for qid, docid, value in frame.select("qid", "docid", column).iter_rows():
-        out.setdefault(qid, {})[docid] = cast(value)
-    return out
-
-
-def float32_scores(run: Run) -> Run:
-    """``run`` with each score rounded to a 32-bit float, as trec_eval inside pytrec_eval stores it."""
-    return run.with_scores(run.frame["score"].to_numpy().astype(np.float32).astype(np.float64))
