@@ -28,7 +28,8 @@ SCORES = st.one_of(st.sampled_from([0.0, 1.0, 1.0 + 1e-9, 2.0, -3.5, math.inf, -
                    st.floats(-10, 10, allow_nan=False), st.integers(-3, 3))
 PARAMETRISED = ("P.1,4", "P_7", "ndcg_cut.3", "ndcg_cut_1,10", "map_cut.2,5", "recall.3", "relative_P.2",
                 "success.2", "iprec_at_recall.0.25,0.5", "Rprec_mult.0.5,3", "set_F.0.5", "set_F.2",
-                "11pt_avg.0.25,0.5", "utility.1,2,3,4", "map.5", "P.2.5", "num_ret.3")
+                "11pt_avg.0.25,0.5", "11pt_avg.0.5,2", "iprec_at_recall.1.04,2",
+                "utility.1,2,3,4", "map.5", "P.2.5", "num_ret.3")
 NAMES = tuple(sorted(real.supported_measures)) + PARAMETRISED + ("official", "set", "all_trec")
 
 

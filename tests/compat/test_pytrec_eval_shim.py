@@ -47,6 +47,9 @@ def test_parameters_of_measures_without_cutoffs():
     # 11pt_avg over levels 0.25 and 0.5, both met at q2's first relevant document (precision 1)
     assert answer({"11pt_avg.0.25,0.5"})["q2"] == {"11pt_avg": 1.0}
     assert answer({"iprec_at_recall.0.25"})["q2"] == {"iprec_at_recall_0.25": 1.0}
+    # above 1, level l is met at the (long)(l R + 0.9)-th relevant: for R = 2, 1.04 at the 2nd (IPrec at 1), 2 never
+    assert answer({"iprec_at_recall.1.04,2"})["q1"] == {"iprec_at_recall_1.04": 2 / 3, "iprec_at_recall_2.00": 0.0}
+    assert answer({"11pt_avg.0.5,2"})["q1"] == {"11pt_avg": (1.0 + 0.0) / 2}
     assert answer({"Rprec_mult.0.5,3"})["q1"] == {"Rprec_mult_0.50": 1.0, "Rprec_mult_3.00": 2 / 6}
 
 

@@ -119,13 +119,13 @@ class RelevanceEvaluator:
             _warn([f"{nans} NaN score(s) ranked as -inf (pytrec_eval's place for a NaN depends on its sort)"])
             checked = {q: {d: -np.inf if s != s else s for d, s in docs.items()} for q, docs in checked.items()}
         asked = [qid for qid in checked if qid in self._judged]
-        measures = list(dict.fromkeys(m for _, m in self._keys if m is not None))
-        if not asked or not measures:
+        specs = list(dict.fromkeys(spec for _, spec in self._keys if spec is not None))
+        if not asked or not specs:
             return {qid: {key: 0.0 for key, _ in self._keys} for qid in asked}
-        qids, values = per_query(float32_scores(Run.from_dict(checked)), self._qrels, measures, self._rel,
+        qids, values = per_query(float32_scores(Run.from_dict(checked)), self._qrels, specs, self._rel,
                                  self._judged_only)
         row = {qid: i for i, qid in enumerate(qids)}
-        columns = [(key, None if m is None else values[m].tolist()) for key, m in self._keys]
+        columns = [(key, None if spec is None else values[spec].tolist()) for key, spec in self._keys]
         return {qid: {key: 0.0 if col is None else col[row[qid]] for key, col in columns} for qid in asked}
 
 

@@ -60,11 +60,31 @@ _PARAMS = r"[._]([0-9]+(\.[0-9]+)?(,[0-9]+(\.[0-9]+)?)*)"
 
 
 @dataclass(frozen=True)
+class Levels:
+    """Interpolated precision at recall ``levels`` of which some are above 1, where judged's IPrec stops.
+
+    trec_eval 9 meets level l at the (long)(l R + 0.9)-th relevant document; above 1 that is the R-th
+    (IPrec at 1) or one beyond R, never met (0). ``mean`` averages the levels, as 11pt_avg does.
+    """
+
+    levels: tuple[float, ...]
+    mean: bool
+    template: Measure
+
+    def at(self, level: float) -> Measure:
+        """The judged measure a level is computed from: IPrec at the level, or at 1 above it."""
+        return dataclasses.replace(self.template, recall=min(level, 1.0))
+
+
+Spec = Measure | Levels | None
+
+
+@dataclass(frozen=True)
 class Resolved:
-    """What a measure list asks for: ``(key, measure)`` pairs in trec_eval's order (``None``: the value is 0.0),
+    """What a measure list asks for: ``(key, spec)`` pairs in trec_eval's order (``None``: the value is 0.0),
     and ``notes``, what pytrec_eval accepts and treats its own way (each said once in a warning)."""
 
-    measures: tuple[tuple[str, Measure | None], ...]
+    measures: tuple[tuple[str, Spec], ...]
     notes: tuple[str, ...]
 
 
@@ -112,7 +132,7 @@ def _position(entry: str) -> float:
 
 def resolve(measures: Iterable[object], rel: int, judged_only: bool) -> Resolved:
     """The judged measures and the keys pytrec_eval answers them under, for its ``measures`` argument."""
-    out: list[tuple[str, Measure | None]] = []
+    out: list[tuple[str, Spec]] = []
     notes: list[str] = []
     for entry, params in combine(expand(measures)).items():
         pairs, note = _entry_measures(entry, params, rel, judged_only)
@@ -123,7 +143,7 @@ def resolve(measures: Iterable[object], rel: int, judged_only: bool) -> Resolved
 
 
 def _entry_measures(entry: str, params: list[str], rel: int,
-                    judged_only: bool) -> tuple[list[tuple[str, Measure | None]], str | None]:
+                    judged_only: bool) -> tuple[list[tuple[str, Spec]], str | None]:
     """One entry's ``(key, measure)`` pairs, and a note if pytrec_eval treats these parameters its own way."""
     if entry in CONSTANT:
         return [(entry, None)], None
@@ -135,6 +155,8 @@ def _entry_measures(entry: str, params: list[str], rel: int,
                          "nDCG(gain={1:3,2:9}) with judged.evaluate.")
     if entry == "utility" and params:
         return _utility(params, rel, judged_only)
+    if entry in ("iprec_at_recall", "11pt_avg") and any(float(p) > 1 for p in params):
+        return _levels(entry, params, rel, judged_only), None
     name = entry
     if params and (suffixed or entry == "11pt_avg"):
         name = f"{entry}.{_numeric(params)}"
@@ -154,12 +176,21 @@ def _numeric(params: list[str]) -> str:
     return ",".join(sorted(params, key=float))
 
 
-def _named(entry: str, pairs: list[tuple[str, Measure]]) -> list[tuple[str, Measure | None]]:
+def _levels(entry: str, params: list[str], rel: int, judged_only: bool) -> list[tuple[str, Spec]]:
+    """iprec_at_recall (a key per level) or 11pt_avg (their mean) at levels of which some are above 1."""
+    template = _as_v9(from_trec_eval("iprec_at_recall.1", rel=rel, judged_only=judged_only)[0][1])
+    levels = sorted(float(p) for p in params)
+    if entry == "11pt_avg":
+        return [(entry, Levels(tuple(levels), True, template))]
+    return [(f"{entry}_{level:3.2f}", Levels((level,), False, template)) for level in sorted(set(levels))]
+
+
+def _named(entry: str, pairs: list[tuple[str, Measure]]) -> list[tuple[str, Spec]]:
     """Measures of an entry that pytrec_eval answers under the entry's own name."""
     return [(entry, measure) for _, measure in pairs]
 
 
-def _utility(params: list[str], rel: int, judged_only: bool) -> tuple[list[tuple[str, Measure | None]], str | None]:
+def _utility(params: list[str], rel: int, judged_only: bool) -> tuple[list[tuple[str, Spec]], str | None]:
     """utility with trec_eval's four coefficients a, b, c, d, with the collection size 0 as pytrec_eval sets it.
 
     The worth d of each non-relevant document not retrieved multiplies ``0 - retrieved - relevant missed``,

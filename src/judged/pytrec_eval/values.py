@@ -10,11 +10,10 @@ nothing judged) iprec_at_recall divides 0 by 0 at each level met by the 0th
 relevant document ((long)(level R + 0.9) = 0), so those levels, and an
 11pt_avg over them, are NaN.
 
->>> import math
 >>> from judged.measures.trec_names import from_trec_eval
 >>> iprec = dict(from_trec_eval("iprec_at_recall"))["iprec_at_recall_0.00"]
->>> empty_ranking_nan(iprec, retrieved=0, relevant=2), empty_ranking_nan(iprec, retrieved=3, relevant=2)
-(True, False)
+>>> _nan_mask(iprec, retrieved=np.array([0.0, 3.0, 0.0]), relevant=np.array([2.0, 2.0, 0.0])).tolist()
+[True, False, True]
 """
 
 from __future__ import annotations
@@ -26,6 +25,7 @@ from judged.io.inputs import Qrels, Run
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 from judged.measures.trec_names import from_trec_eval
+from judged.pytrec_eval.names import Levels
 
 
 def float32_scores(run: Run) -> Run:
@@ -38,21 +38,22 @@ def float32_scores(run: Run) -> Run:
     return run.with_scores(scores)
 
 
-def per_query(run: Run, qrels: Qrels, measures: list[Measure], rel: int,
-              judged_only: bool) -> tuple[tuple[str, ...], dict[Measure, np.ndarray]]:
-    """Every judged query's value of each of ``measures``, as pytrec_eval hands it out."""
+def per_query(run: Run, qrels: Qrels, specs: list[Measure | Levels], rel: int,
+              judged_only: bool) -> tuple[tuple[str, ...], dict[Measure | Levels, np.ndarray]]:
+    """Every judged query's value of each of ``specs``, as pytrec_eval hands it out."""
     retrieved = from_trec_eval("num_ret", judged_only=judged_only)[0][1]  # under -J: judged documents retrieved
     relevant = from_trec_eval("num_rel", rel=rel)[0][1]
-    asked = list(dict.fromkeys([*measures, retrieved, relevant]))
+    needed = [m for spec in specs for m in ([spec.at(v) for v in spec.levels] if isinstance(spec, Levels) else [spec])]
+    asked = list(dict.fromkeys([*needed, retrieved, relevant]))
     found = query_values(run, qrels, asked)
     values = {m: _with_norel(found.raw[m], m) for m in asked}
+    ret, r = values[retrieved], values[relevant]
     out = {}
-    for m in measures:
-        column = values[m]
-        if m.family.aggregate == "gmean":
+    for spec in specs:
+        column = _levels_column(spec, values, r) if isinstance(spec, Levels) else values[spec]
+        if isinstance(spec, Measure) and spec.family.aggregate == "gmean":
             column = np.log(np.maximum(column, GEOMETRIC_FLOOR))
-        nan = [empty_ranking_nan(m, r, n) for r, n in zip(values[retrieved].tolist(), values[relevant].tolist())]
-        out[m] = np.where(nan, np.nan, column)
+        out[spec] = np.where(_nan_mask(spec, ret, r), np.nan, column)
     return found.qids, out
 
 
@@ -64,9 +65,31 @@ def _with_norel(raw: np.ndarray, measure: Measure) -> np.ndarray:
     return values
 
 
-def empty_ranking_nan(measure: Measure, retrieved: float, relevant: float) -> bool:
-    """Whether pytrec_eval's trec_eval 9 answers NaN: nothing retrieved, and a recall level met at 0 relevant."""
-    if retrieved or measure.name not in ("IPrec", "IPrec11pt"):
-        return False
-    levels = [measure.recall] if measure.name == "IPrec" else list(measure.levels)
-    return any(int(float(level) * relevant + 0.9) == 0 for level in levels)
+def _met_at(level: float, relevant: np.ndarray) -> np.ndarray:
+    """The how-many-th relevant document meets ``level`` in trec_eval 9: (long)(level R + 0.9)."""
+    return (level * relevant + 0.9).astype(np.int64)
+
+
+def _levels_column(spec: Levels, values: dict[Measure, np.ndarray], relevant: np.ndarray) -> np.ndarray:
+    """IPrec at each level (above 1: IPrec at 1 where the level is met at the R-th relevant, else 0), or the
+    mean of the levels added from the highest down, as trec_eval adds them."""
+    columns = [values[spec.at(v)] if v <= 1 else np.where(_met_at(v, relevant) == relevant, values[spec.at(v)], 0.0)
+               for v in spec.levels]
+    if not spec.mean:
+        return columns[0]
+    total = np.zeros_like(relevant)
+    for column in reversed(columns):
+        total = total + column
+    return total / len(columns)
+
+
+def _nan_mask(spec: Measure | Levels, retrieved: np.ndarray, relevant: np.ndarray) -> np.ndarray:
+    """Where pytrec_eval's trec_eval 9 answers NaN: nothing retrieved, and a recall level met at 0 relevant."""
+    if isinstance(spec, Levels):
+        levels = list(spec.levels)
+    elif spec.name in ("IPrec", "IPrec11pt"):
+        levels = [spec.recall] if spec.name == "IPrec" else list(spec.levels)
+    else:
+        return np.zeros(len(retrieved), dtype=bool)
+    met_at_zero = np.any([_met_at(float(v), relevant) == 0 for v in levels], axis=0)
+    return (retrieved == 0) & met_at_zero
