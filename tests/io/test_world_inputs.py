@@ -254,7 +254,8 @@ def test_other_trec_formats_refuse_a_directory_or_a_missing_file_in_one_line(tmp
     for read in (getattr(prefs, reader_name), read_zscores):
         with pytest.raises(InputError) as caught:
             read(tmp_path)
-        assert str(caught.value) == f"{tmp_path}: cannot read file: is a directory, not a file (expected a readable file)"
+        assert str(caught.value) == (f"{tmp_path}: cannot read file: is a directory, not a file "
+                                     "(expected a readable file)")
         with pytest.raises(InputError) as caught:
             read(tmp_path / "nope")
         assert str(caught.value) == f"{tmp_path / 'nope'}: no such file"

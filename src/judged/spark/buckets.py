@@ -188,7 +188,8 @@ def _error(side: str, order: int, error: InputError) -> pl.DataFrame:
 
 
 _OUT_TYPES: dict[str, Any] = {"kind": pl.String, "side": pl.String, "qid": pl.String, "missing": pl.Boolean,
-              "raw": pl.List(pl.Float64), "coverage": pl.List(pl.Int64), "matching": pl.List(pl.Int64), "stats": pl.List(pl.Int64),
+              "raw": pl.List(pl.Float64), "coverage": pl.List(pl.Int64), "matching": pl.List(pl.Int64),
+              "stats": pl.List(pl.Int64),
               "file": pl.String, "order": pl.Int64, "tag": pl.String, "sha256": pl.String, "error": pl.String}
 
 
