@@ -32,7 +32,7 @@ def test_a_judging_workflow_from_import_to_evaluation(judged, examples, tmp_path
     assert "rubric tidewater-docs@1 stored (grades 0, 1, 2, 3)" in stored
     judged("pool", *(examples / "runs" / f"{n}.run" for n in ("bm25", "dense", "naive")), "--depth", "10")
     assert "239 label(s) recorded for a1" in judged("import", "qrels", examples / "qrels.txt", "-a", "a1").output
-    assert "0 label(s) recorded for a1, 239 already stored" in judged("import", "qrels", examples / "qrels.txt",
+    assert "already a1's labels (239); nothing changed" in judged("import", "qrels", examples / "qrels.txt",
                                                                       "-a", "a1").output
     judged("import", "qrels", examples / "qrels.assessor2.txt", "-a", "a2", "--rubric", "tidewater-docs")
 

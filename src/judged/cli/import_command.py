@@ -26,8 +26,10 @@ def import_command() -> None:
 def qrels_command(path, assessor, rubric, fmt, mode, db):
     """Record the labels of a qrels file as ASSESSOR's grades.
 
-    Importing the same file again stores nothing new. Importing another file
-    for an assessor who has labels needs --replace or --add.
+    Only what changes is recorded: importing a file that is already
+    ASSESSOR's labels changes nothing. Importing another file for an assessor
+    who has labels needs --replace (the file becomes exactly their labels,
+    whatever was imported before) or --add.
 
     \b
     Example:
@@ -36,8 +38,15 @@ def qrels_command(path, assessor, rubric, fmt, mode, db):
     qrels = read_qrels(path, format=fmt)
     with open_store(db) as store:
         recorded = store.import_qrels(qrels, assessor=assessor, rubric=rubric, mode=mode)
-    click.echo(f"{path}: {recorded.inserted} label(s) recorded for {assessor}"
-               + (f", {recorded.already_stored} already stored" if recorded.already_stored else ""))
+    if not recorded.inserted and not recorded.withdrawn:
+        click.echo(f"{path}: already {assessor}'s labels ({recorded.already_stored}); nothing changed")
+        return
+    changed = f"{path}: {recorded.inserted} label(s) recorded for {assessor}"
+    if mode == "replace":
+        changed += f", {recorded.already_stored} already current, {recorded.withdrawn} withdrawn"
+    elif recorded.already_stored:
+        changed += f", {recorded.already_stored} already current"
+    click.echo(changed)
 
 
 @import_command.command("automatic")

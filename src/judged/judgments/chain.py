@@ -72,6 +72,14 @@ def lock(connection: sa.Connection, table: str) -> None:
         connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": _LOCK_KEYS[table]})
 
 
+def head(connection: sa.Connection, table: sa.Table) -> tuple[int, str | None]:
+    """The last event of ``table``: its sequence number and chain hash (``(0, None)`` when it is empty)."""
+    last = connection.execute(
+        sa.select(table.c.id, table.c.chain_hash).order_by(table.c.id.desc()).limit(1)
+    ).first()
+    return (last.id, last.chain_hash) if last else (0, None)
+
+
 def append(connection: sa.Connection, table: sa.Table, rows: list[dict]) -> None:
     """Insert ``rows`` after the last event of ``table``, each with its sequence number and chain hash.
 
@@ -80,10 +88,7 @@ def append(connection: sa.Connection, table: sa.Table, rows: list[dict]) -> None
     if not rows:
         return
     lock(connection, table.name)
-    last = connection.execute(
-        sa.select(table.c.id, table.c.chain_hash).order_by(table.c.id.desc()).limit(1)
-    ).first()
-    seq, previous = (last.id, last.chain_hash) if last else (0, None)
+    seq, previous = head(connection, table)
     chained = []
     for row in rows:
         seq += 1

@@ -95,10 +95,12 @@ class Judgment:
 
 @dataclass(frozen=True)
 class Recorded:
-    """What a batch of writes did: events newly stored, and retries of events already stored."""
+    """What a batch of writes did: events newly stored, retries of events (or labels) already stored, and
+    labels withdrawn (an import under ``replace``)."""
 
     inserted: int
     already_stored: int
+    withdrawn: int = 0
 
 
 @dataclass(frozen=True)

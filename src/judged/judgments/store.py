@@ -24,7 +24,7 @@ from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
-from judged.judgments import catalog, log, migrate, pools
+from judged.judgments import catalog, chain, log, migrate, pools
 from judged.judgments import freeze as sets
 from judged.judgments import schema as t
 from judged.judgments.engine import check_integrity, create_engine, immutable_url, resolve_url
@@ -40,7 +40,7 @@ from judged.judgments.model import (
     Query,
     Recorded,
 )
-from judged.judgments.qrels_import import qrels_entries
+from judged.judgments.qrels_import import import_plan, read_labels
 from judged.judgments.store_automatic import AutomaticMethods
 from judged.judgments.store_targeting import TargetingMethods
 from judged.judgments.verify import Verification, verify
@@ -250,43 +250,47 @@ class Store(TargetingMethods, AutomaticMethods):
 
     def import_qrels(self, source: str | Path | Qrels, *, assessor: str, rubric: str | None = None,
                      mode: str | None = None) -> Recorded:
-        """Record a qrels file's labels as ``assessor``'s grades, in one transaction.
+        """Make a qrels file's labels ``assessor``'s grades, in one transaction.
 
-        Importing the same file again stores nothing new (event ids derive from
-        the file's sha256). No rubric applies unless ``rubric`` names one. An
+        An import records only what changes: importing a file that is already
+        the assessor's labels stores nothing (``inserted=0``, every label counted
+        in ``already_stored``). No rubric applies unless ``rubric`` names one. An
         assessor who already has labels needs ``mode``: ``"replace"`` (the file
-        becomes their labels, a new revision: pairs it lacks are withdrawn by undo
-        events) or ``"add"`` (its labels join theirs; a pair in both takes the file's
-        grade); otherwise nothing is stored, so two files never mix by accident.
+        becomes exactly their labels, whatever was imported before: a new
+        revision, where pairs it lacks are withdrawn by undo events) or ``"add"``
+        (its labels join theirs; a pair in both takes the file's grade);
+        otherwise nothing is stored, so two files never mix by accident.
 
         >>> store = Store.open("sqlite://")
         >>> store.import_qrels("examples/qrels.txt", assessor="nist")
-        Recorded(inserted=239, already_stored=0)
+        Recorded(inserted=239, already_stored=0, withdrawn=0)
         >>> store.import_qrels("examples/qrels.txt", assessor="nist")
-        Recorded(inserted=0, already_stored=239)
-        >>> store.import_qrels({"q01": {"api/overview": 1}}, assessor="nist", mode="replace").inserted
-        1
+        Recorded(inserted=0, already_stored=239, withdrawn=0)
+        >>> store.import_qrels({"q01": {"api/overview": 1}}, assessor="nist", mode="replace")
+        Recorded(inserted=1, already_stored=0, withdrawn=239)
         >>> store.current_labels().height
         1
         """
         if mode not in (None, "replace", "add"):
             raise UsageError(f"mode must be replace or add. Got {mode!r} instead.")
-        qrels, entries = qrels_entries(source, assessor, self.rubric(rubric) if rubric else None)
+        resolved = self.rubric(rubric) if rubric else None
+        qrels = read_labels(source, assessor, resolved)
         with self._write() as connection:
-            before = {(e.qid, e.docid) for e in log.current_events(connection, [assessor])}
-            recorded = log.record(connection, entries, catalog.rubric_id(connection, rubric) if rubric else None)
-            if before and recorded.inserted and mode is None:
+            chain.lock(connection, "judgments")  # what is current cannot change between reading it and writing
+            current = {(e.qid, e.docid): e for e in log.current_events(connection, [assessor])}
+            plan = import_plan(qrels, assessor, f"{resolved.name}@{resolved.version}" if resolved else None,
+                               current, replace=mode == "replace", head=chain.head(connection, t.judgments)[1])
+            if current and plan.entries and mode is None:
                 raise UsageError(
-                    f"{assessor} already has {len(before)} label(s) from an earlier import; say what this one "
+                    f"{assessor} already has {len(current)} label(s) from an earlier import; say what this one "
                     "does: --replace (this file becomes their labels, as a new revision; pairs it lacks are "
                     "withdrawn) or --add (its labels join theirs; a pair in both takes this file's grade)."
                 )
-            if mode == "replace":
-                kept = set(zip(qrels.frame["qid"].to_list(), qrels.frame["docid"].to_list()))
-                for qid, docid in sorted(before - kept):
-                    while log.current(connection, qid, docid, assessor) is not None:
-                        log.undo(connection, qid, docid, assessor, None)
-            return recorded
+            recorded = log.record(connection, plan.entries, catalog.rubric_id(connection, rubric) if rubric else None)
+            for qid, docid in plan.withdrawn:
+                while log.current(connection, qid, docid, assessor) is not None:
+                    log.undo(connection, qid, docid, assessor, None)
+            return Recorded(recorded.inserted, recorded.already_stored + plan.unchanged, len(plan.withdrawn))
 
     # -- pools and assignments ----------------------------------------------------------------
 

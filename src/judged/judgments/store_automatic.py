@@ -33,7 +33,7 @@ class AutomaticMethods(StoreBase):
         >>> judge = automatic.AutomaticAssessor("llm", "some-model", hashlib.sha256(b"prompt").hexdigest())
         >>> store = Store.open("sqlite://")
         >>> store.import_automatic(folder / "llm.jsonl", judge)
-        Recorded(inserted=1, already_stored=0)
+        Recorded(inserted=1, already_stored=0, withdrawn=0)
         >>> store.automatic_assessors()
         ['llm']
         """
