@@ -96,7 +96,9 @@ def test_nothing_but_the_output_when_not_on_a_terminal(name):
 def test_report_writes_nothing_else_when_not_on_a_terminal(tmp_path):
     result = CliRunner().invoke(main, ["report", *RUNS, "-q", QRELS, "--permutations", "99", "--resamples", "99",
                                        "-o", str(tmp_path / "r.html")])
-    assert result.exit_code == 0 and result.stderr == "" and result.stdout == ""
+    written = tmp_path / "r.html"
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == f"wrote {written} ({written.stat().st_size:,} bytes)\n"  # no progress, one line
 
 
 def test_progress_shows_on_a_terminal_once_work_passes_the_delay():

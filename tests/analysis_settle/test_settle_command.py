@@ -45,7 +45,7 @@ def test_the_pool_file_is_a_run_the_store_pools_exactly(examples, tmp_path):
     result = run_cli("settle", *_runs(examples, "bm25", "naive"), "--qrels", examples / "qrels.txt",
                      "--next", "6", "-o", out, "--format", "json")
     assert result.exit_code == 0, result.output
-    proposed = [(n["qid"], n["docid"]) for n in json.loads(result.output)["next"]]
+    proposed = [(n["qid"], n["docid"]) for n in json.loads(result.stdout)["next"]]
     lines = out.read_text().splitlines()
     assert [tuple(line.split()[i] for i in (0, 2)) for line in lines] == proposed
     deepest = max(sum(q == qid for q, _ in proposed) for qid, _ in proposed)
@@ -91,7 +91,8 @@ def test_any_family_with_exact_bounds_settles_from_the_command_line(examples, tm
     result = run_cli("settle", *_runs(examples, "bm25", "dense", "naive"), "--qrels", examples / "qrels.txt",
                      "-m", "P@10", "--next", "5", "-o", out, "--format", "json")
     assert result.exit_code == 0, result.output
-    document = json.loads(result.output)
+    document = json.loads(result.stdout)  # the report; stderr names the pool file written
+    assert result.stderr == f"wrote {out} ({out.stat().st_size:,} bytes)\n"
     assert document["measure"] == "P(rel=1,unjudged=zero,ties=trec)@10"
     assert len(document["next"]) == 5 == len(out.read_text().splitlines())
     table = run_cli("settle", *_runs(examples, "bm25", "dense"), "--qrels", examples / "qrels.txt", "-m", "RR@10")

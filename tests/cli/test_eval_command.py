@@ -64,7 +64,8 @@ def test_tsv_per_query_lines(files):
 def test_output_file_is_written_whole(files, tmp_path):
     out = tmp_path / "out.json"
     result = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], "-m", "AP", "-f", "json", "-o", out)
-    assert result.exit_code == 0 and result.output == ""
+    assert result.exit_code == 0 and result.stdout == ""
+    assert result.stderr == f"wrote {out} ({out.stat().st_size:,} bytes)\n"  # says what it wrote, on stderr
     assert json.loads(out.read_text())["results"][0]["run"] == "bm25"
     assert [p.name for p in tmp_path.iterdir()] == ["out.json"]
 

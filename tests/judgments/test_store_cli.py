@@ -46,7 +46,10 @@ def test_a_judging_workflow_from_import_to_evaluation(judged, examples, tmp_path
     assert "23 pair(s) have disagreeing grades" not in refused.output and "22 pair(s)" in refused.output
     frozen = judged("freeze", "final", "--resolve", "assessor:a1").output
     assert frozen.startswith("froze final@1 sha256:")
-    judged("export", "final", "-o", "final.qrels")
+    exported = judged("export", "final", "-o", "final.qrels")
+    size = (tmp_path / "final.qrels").stat().st_size
+    assert exported.stdout == "" and f"wrote final.qrels ({size:,} bytes)" in exported.stderr
+    assert "wrote final.qrels.sidecar.json (" in exported.stderr
     content_hash = frozen.split("sha256:")[1].split()[0]
     assert hashlib.sha256((tmp_path / "final.qrels").read_bytes()).hexdigest() == content_hash
     sidecar = json.loads((tmp_path / "final.qrels.sidecar.json").read_text())

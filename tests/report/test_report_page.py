@@ -240,6 +240,7 @@ def test_cli_writes_the_file_atomically_and_checks_its_options(tmp_path):
     result = CliRunner().invoke(main, args + ["--tukey", "--title", "two runs"])
     assert result.exit_code == 0, result.output
     assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+    assert result.stdout == "" and result.stderr.endswith(f"wrote {out} ({out.stat().st_size:,} bytes)\n")
     text = out.read_text()
     assert "<title>two runs</title>" in text and "randomised Tukey HSD over all runs" in text
     refused = CliRunner().invoke(main, args + ["--tukey", "--correction", "bh"])

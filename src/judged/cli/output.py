@@ -46,7 +46,7 @@ def convention_option(name: str, *, lead: str = "", show_default: bool = True):
 
 
 def write_output(text: str, path: str | None) -> None:
-    """Print ``text``, or write it to ``path`` so that the file is either complete or untouched."""
+    """Print ``text``, or write it to ``path`` so that the file is either complete or untouched, and say so."""
     if path is None or path == "-":
         click.echo(text, nl=False)
         return
@@ -55,6 +55,12 @@ def write_output(text: str, path: str | None) -> None:
         write_atomic(text, path)
     except OSError as err:
         raise UsageError(f"cannot write {path}: {err.strerror or err}.") from None
+    say_written(path)
+
+
+def say_written(path: str) -> None:
+    """One line on stderr naming the file a command wrote and its size (stdout stays the output's)."""
+    click.echo(f"wrote {path} ({os.path.getsize(path):,} bytes)", err=True)
 
 
 def check_output(output: str | None, inputs: Iterable[str | None]) -> None:

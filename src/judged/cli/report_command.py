@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from judged.cli.output import config_option, convention_option
+from judged.cli.output import config_option, convention_option, say_written
 from judged.cli.progress import progress
 from judged.cli.settle_command import read_pool_file
 from judged.cli.store_common import db_option, judgments_option, read_judgments
@@ -61,3 +61,4 @@ def report_command(runs, qrels_path, judgments, db, measures, baseline, output, 
                missing=missing, permutations=permutations, resamples=resamples, seed=seed,
                correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv,
                progress=step, settle_pool=pool)
+    say_written(output)
