@@ -121,10 +121,19 @@ def test_preferring_an_assessor_who_did_not_judge_the_pair_still_refuses(sqlite_
     _disagreeing(sqlite_store)
     sqlite_store.record("q1", "d4", assessor="ana", grade=1)
     sqlite_store.record("q1", "d4", assessor="cy", grade=2)
-    with pytest.raises(UsageError, match=r"q1 d4: ana=1, cy=2"):
+    with pytest.raises(UsageError, match=r"q1 d4: ana=1, cy=2\), and ben graded none of them\. Adjudicate"):
         sqlite_store.freeze("final", resolve="assessor:ben")
     with pytest.raises(UsageError, match="resolve must be one of"):
         sqlite_store.freeze("final", resolve="mean")
+
+
+def test_preferring_an_assessor_who_graded_nothing_names_those_who_did(sqlite_store):
+    _disagreeing(sqlite_store)
+    with pytest.raises(UsageError) as refused:
+        sqlite_store.freeze("final", resolve="assessor:nobody")
+    assert str(refused.value) == ("--resolve assessor:nobody: nobody has no grade among the labels being frozen; "
+                                  "the assessors here are ana, ben, cy.")
+    assert sqlite_store.judgment_sets() == []
 
 
 def test_adjudication_wins_and_the_latest_decision_counts(store):

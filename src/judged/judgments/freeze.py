@@ -177,6 +177,7 @@ def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set
         if (e.qid, e.docid) not in decided:
             rubrics.add(e.rubric)
     rubrics |= {a.rubric for a in decided.values()}
+    _check_named_assessor(resolve, {a for labels in grades.values() for a in labels})
     rows: list[dict[str, object]] = []
     refused: list[tuple[tuple[str, str], dict[str, int]]] = []
     grade: int | None
@@ -197,12 +198,26 @@ def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set
         shown = "; ".join(
             f"{q} {d}: " + ", ".join(f"{a}={g}" for a, g in sorted(labels.items())) for (q, d), labels in refused[:5]
         )
+        named = resolve.split(":", 1)[1] if resolve.startswith("assessor:") else None
         raise UsageError(
             f"{len(refused)} pair(s) have disagreeing grades and no adjudication ({shown}"
-            f"{'; ...' if len(refused) > 5 else ''}). Adjudicate them (`judged adjudicate list --min-diff 1`) "
+            f"{'; ...' if len(refused) > 5 else ''})"
+            + (f", and {named} graded none of them" if named else "")
+            + ". Adjudicate them (`judged adjudicate list --min-diff 1`) "
             "or name a policy with --resolve min|max|median|assessor:NAME."
         )
     return rows, rubrics
+
+
+def _check_named_assessor(resolve: str, graders: set[str]) -> None:
+    """``--resolve assessor:NAME`` must name someone whose grades are being decided: say who they are."""
+    if not resolve.startswith("assessor:"):
+        return
+    named = resolve.split(":", 1)[1]
+    if named not in graders:
+        who = ", ".join(sorted(graders)) or "nobody"
+        raise UsageError(f"--resolve assessor:{named}: {named} has no grade among the labels being frozen; "
+                         f"the assessors here are {who}.")
 
 
 def _resolve(by_assessor: dict[str, int], resolve: str) -> int | None:
