@@ -134,3 +134,24 @@ def test_the_calibrate_command_on_the_bundled_example(tmp_path, examples):
     assert "it over-grades" in result.output and "significant differences that vanish: bm25 vs dense" in result.output
     wrong = runner.invoke(main, ["calibrate", "--automatic", "nist", "--db", db])
     assert wrong.exit_code == 2 and "not an automatic assessor" in wrong.output
+
+
+def test_the_command_line_and_the_leads_page_give_one_kappa_interval(tmp_path, examples):
+    """Both default to the same resamples and seed, so the same labels print the same interval."""
+    from judged.agreement.calibration import RESAMPLES
+    from judged.web.effort import calibrations
+
+    db = str(tmp_path / "judged.db")
+    runner = CliRunner()
+    for args in (["import", "rubric", str(examples / "rubric.toml")],
+                 ["import", "qrels", str(examples / "qrels.txt"), "-a", "nist"],
+                 ["import", "automatic", str(AUTOMATIC / "llm-judge.jsonl"), "-a", "llm-judge", "--model", "small-llm",
+                  "--prompt", str(AUTOMATIC / "prompt.txt"), "--rubric", "tidewater-docs"]):
+        assert runner.invoke(main, [*args, "--db", db]).exit_code == 0
+    with Store.open(db) as store:
+        page = calibrations(store.current_labels(), store.automatic_assessors(), [0, 1, 2, 3])
+    linear = next(k for k in page[0].pair.kappas if k.weights == "linear")
+    assert linear.resamples == RESAMPLES
+    printed = runner.invoke(main, ["calibrate", "--automatic", "llm-judge", "--db", db]).output
+    assert f"linear kappa {linear.value:.3f} (95% CI {linear.low:.3f} to {linear.high:.3f}" in printed
+    assert f"default: {RESAMPLES}" in " ".join(runner.invoke(main, ["calibrate", "--help"]).output.split())

@@ -84,9 +84,13 @@ class Calibration:
     measures: tuple[MeasureShift, ...]
 
 
+#: Bootstrap resamples of a calibration's kappa interval: the command line and the lead's page give one interval.
+RESAMPLES = 2000
+
+
 def calibrate(labels: pl.DataFrame, automatic: str, human: str, *, grades: Sequence[int], runs: Sequence = (),
-              measures: Sequence[str] = ("nDCG@10",), depth: int = 10, alpha: float = 0.05, resamples: int = 2000,
-              seed: int = 0) -> Calibration:
+              measures: Sequence[str] = ("nDCG@10",), depth: int = 10, alpha: float = 0.05,
+              resamples: int = RESAMPLES, seed: int = 0) -> Calibration:
     """Calibrate ``automatic`` against ``human`` on the pairs both graded in ``labels`` (qid, docid, assessor,
     grade); ``runs`` give the per-run agreement and, two or more, the conclusions under each labelling."""
     mine = labels.filter(pl.col("assessor").is_in([automatic, human]))

@@ -17,7 +17,8 @@ from judged.errors import UsageError
 @click.option("--depth", type=click.IntRange(min=1), default=10, show_default=True,
               help="Per-run agreement on the pairs in each run's top DEPTH.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--resamples", type=click.IntRange(min=0), default=2000, show_default=True)
+@click.option("--resamples", type=click.IntRange(min=0),
+              help="Bootstrap resamples of the kappa interval (default: 2000, as on the lead's page).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @db_option
 def calibrate_command(runs, automatic, human, measures, depth, alpha, resamples, seed, db):
@@ -29,7 +30,7 @@ def calibrate_command(runs, automatic, human, measures, depth, alpha, resamples,
     Example:
       judged calibrate examples/runs/*.run --automatic llm-judge --human nist
     """
-    from judged.agreement.calibration import calibrate
+    from judged.agreement.calibration import RESAMPLES, calibrate
     from judged.io import read_run
     from judged.render.calibration import render_calibration
 
@@ -48,5 +49,6 @@ def calibrate_command(runs, automatic, human, measures, depth, alpha, resamples,
     if rubric is None:
         raise UsageError("the store has no rubric, so there is no grade domain to calibrate on.")
     result = calibrate(labels, automatic, human, grades=rubric.grades, runs=[read_run(r) for r in runs],
-                       measures=measures or ("nDCG@10",), depth=depth, alpha=alpha, resamples=resamples, seed=seed)
+                       measures=measures or ("nDCG@10",), depth=depth, alpha=alpha,
+                       resamples=RESAMPLES if resamples is None else resamples, seed=seed)
     click.echo(render_calibration(result), nl=False)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from judged.agreement import Agreement, Gate, agreement, gate
-from judged.agreement.calibration import Calibration, calibrate
+from judged.agreement.calibration import RESAMPLES, Calibration, calibrate
 from judged.judgments.model import Judgment, Query
 from judged.judgments.worklist import PoolAssignment
 from judged.render.agreement import render_agreement_json
@@ -179,7 +179,7 @@ def effort_agreement(labels: pl.DataFrame, assignments: Sequence[PoolAssignment]
 
 
 def calibrations(labels: pl.DataFrame, machines: Sequence[str], grades: Sequence[int] | None, *,
-                 resamples: int = 500) -> list[Calibration]:
+                 resamples: int = RESAMPLES) -> list[Calibration]:
     """Each automatic assessor against the person who graded most of the same pairs (the dashboard's panel).
 
     ``labels`` are the store's current grades; nothing is computed without a rubric (``grades``).
