@@ -198,3 +198,13 @@ def test_current_labels_replay_the_log_as_a_stack(shared_store, ops):
             shared_store.record(qid, docid, assessor=assessor, grade=op)
     expected = sorted((q, d, *stack[-1]) for (q, d), stack in stacks.items() if stack)
     assert [(e.qid, e.docid, e.kind, e.grade) for e in shared_store.current(assessors=[assessor])] == expected
+
+
+def test_a_batch_without_a_rubric_falls_under_the_newest_one(sqlite_store):
+    """As record does: the batch's grades are checked against the newest rubric and carry its version."""
+    sqlite_store.add_rubric(RUBRIC)
+    assert sqlite_store.record_many([NewJudgment("q1", "d1", "ana", grade=2)]) == Recorded(1, 0)
+    assert [e.rubric for e in sqlite_store.current()] == ["docs@1"]
+    with pytest.raises(UsageError, match="grade 7"):
+        sqlite_store.record_many([NewJudgment("q1", "d2", "ana", grade=7)])
+    assert len(sqlite_store.current()) == 1

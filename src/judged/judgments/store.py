@@ -215,9 +215,24 @@ class Store(TargetingMethods, AutomaticMethods):
             return log.stored(connection, ident)
 
     def record_many(self, entries: Iterable[NewJudgment], *, rubric: str | None = None) -> Recorded:
-        """Append many judgments in one transaction (all or none); entries without a rubric get ``rubric``."""
+        """Append many judgments in one transaction (all or none).
+
+        Entries without a rubric get ``rubric``, which defaults (as in :meth:`record`) to the newest rubric
+        in the store: its levels are checked and the events fall under its version's rules.
+
+        >>> from judged.rubric import Rubric
+        >>> store = Store.open("sqlite://")
+        >>> store.add_rubric(Rubric.from_dict({"name": "docs", "version": 1, "scale": [0, 1], "level": [
+        ...     {"grade": 1, "label": "yes", "description": "It answers."},
+        ...     {"grade": 0, "label": "no", "description": "It does not."}]}))
+        True
+        >>> store.record_many([NewJudgment("q1", "d1", "ana", grade=1)])
+        Recorded(inserted=1, already_stored=0, withdrawn=0)
+        >>> store.current()[0].rubric
+        'docs@1'
+        """
         with self._write() as connection:
-            return log.record(connection, entries, catalog.rubric_id(connection, rubric) if rubric else None)
+            return log.record(connection, entries, catalog.rubric_id(connection, rubric))
 
     def undo(self, qid: str, docid: str, *, assessor: str, event_id: str | None = None) -> Judgment:
         """Withdraw the assessor's current label of the pair (itself an event); the previous label returns.
