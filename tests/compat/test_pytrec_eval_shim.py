@@ -105,6 +105,7 @@ def test_empty_inputs():
     assert answer(set()) == {"q1": {}, "q2": {}}
     assert answer({"map"}, qrels={}) == {} == answer(set(), qrels={})
     assert answer({"map"}, qrels={"q1": {}, "q2": {"d2": 1}}) == {"q2": {"map": 1.0}}  # empty judgments dropped
+    assert answer({"map"}, qrels={"q1": [], "q2": {"d2": 1}, 3: ""}) == {"q2": {"map": 1.0}}  # before any check
     assert answer({"map"}, run={"q9": {"d1": 1.0}}) == {}  # run-only queries are ignored
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from judged.engine.evaluate import query_values
+from judged.engine.matching import Matching, warn_if_unmatched
 from judged.io.inputs import Qrels, Run
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
@@ -40,12 +41,17 @@ def float32_scores(run: Run) -> Run:
 
 def per_query(run: Run, qrels: Qrels, specs: list[Measure | Levels], rel: int,
               judged_only: bool) -> tuple[tuple[str, ...], dict[Measure | Levels, np.ndarray]]:
-    """Every judged query's value of each of ``specs``, as pytrec_eval hands it out."""
+    """Every judged query's value of each of ``specs``, as pytrec_eval hands it out.
+
+    A run whose documents are not the judgments' (none or almost none retrieved is judged) is said in an
+    :class:`~judged.UnmatchedDocumentsWarning`, as :func:`judged.evaluate` says it.
+    """
     retrieved = from_trec_eval("num_ret", judged_only=judged_only)[0][1]  # under -J: judged documents retrieved
     relevant = from_trec_eval("num_rel", rel=rel)[0][1]
     needed = [m for spec in specs for m in ([spec.at(v) for v in spec.levels] if isinstance(spec, Levels) else [spec])]
     asked = list(dict.fromkeys([*needed, retrieved, relevant]))
     found = query_values(run, qrels, asked)
+    warn_if_unmatched(Matching.of(found.matching), {"name": run.name}, {"name": qrels.name})
     values = {m: _with_norel(found.raw[m], m) for m in asked}
     ret, r = values[retrieved], values[relevant]
     out = {}
