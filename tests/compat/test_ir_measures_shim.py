@@ -185,7 +185,7 @@ def test_define_and_define_byquery_see_the_ranked_frames():
 @pytest.mark.parametrize(("measure", "reason"), [
     ("SetP@5", "unsupported params found: ['cutoff']"),
     ("nDCG(foo=1)", "unsupported params found: ['foo']"),
-    ("Compat(p=0.8)", "measure not found: Compat"),
+    ("alpha_nDCG@10", "measure not found: alpha_nDCG"),
     ("NumRel(rel=2)", "unsupported measure NumRel(rel=2)"),
     ("INST(max_rel=3,min_rel=1)", "judged's scaled gains start at grade 0"),
 ])

@@ -97,6 +97,12 @@ BATTERY = (
     "RelP(ties=docid)@3", "Utility(ties=docid)@3", "NumNonRelJudgedRet(ties=docid)@3", "binG(ties=docid)@3",
     "G(ties=docid)", "nDCG_rel(ties=docid)", "Rndcg(ties=docid)", "nDCG_p(ties=docid)", "ERR(ties=docid)@3",
     "RBP(ties=docid)@3", "RBP_resid(ties=docid)@3", "SDCG(ties=docid)@3", "INSQ(ties=docid)@3",
+    # Clarke et al.'s compatibility and ir_measures' pairwise accuracy
+    "Compat", "Compat(p=0.95,rel=2)", "Compat(unjudged=drop,ties=input,norel=1)", "Compat(ties=worst,norel=skip)",
+    "Compat(ties=best)", "Compat(ties=docid)", "Compat_raw", "Compat_raw(p=0.5,unjudged=drop,ties=input,norel=1)",
+    "Compat_raw(ties=worst,norel=skip)", "Compat_raw(ties=best,rel=2)", "Compat_raw(ties=docid)",
+    "Accuracy", "Accuracy@3", "Accuracy(rel=2,unjudged=drop,ties=input,norel=1)", "Accuracy(ties=worst,norel=skip)@2",
+    "Accuracy(ties=best)", "Accuracy(ties=docid)@3",
 )
 
 QIDS = ("q1", "q2", "Q3", "q10", "q4", "é5", "q6", "q7")

@@ -3,12 +3,11 @@
 The measure objects and their algebra (``nDCG@10``, ``P(rel=2)@5``), the
 readers and records, ``parse_measure``, ``calc``, ``calc_aggregate``,
 ``iter_calc``, ``evaluator``, the providers (``pytrec_eval``, ``cwl_eval``,
-``judged``, ``msmarco``, ``gdeval``, ``runtime``) and ``define`` /
+``compat``, ``judged``, ``msmarco``, ``gdeval``, ``accuracy``, ``runtime``) and ``define`` /
 ``define_byquery``, giving the numbers ir_measures prints: each measure goes
 to the provider ir_measures would send it to, and is computed by judged's
 family under that provider's habits (:mod:`judged.ir_measures.providers`).
-Not here: the diversity family (judged has none), Compat, Accuracy and ranx
-(docs/compat.md).
+Not here: the diversity family (judged has none) and ranx (docs/compat.md).
 
 >>> from judged import ir_measures
 >>> from judged.ir_measures import AP, RR, P
@@ -41,9 +40,11 @@ from judged.ir_measures.measures import (
     RBP,
     RR,
     SDCG,
+    Accuracy,
     BaseMeasure,
     BPref,
     Bpref,
+    Compat,
     IPrec,
     Judged,
     MeanAgg,
@@ -75,6 +76,8 @@ from judged.ir_measures.providers import (
     Evaluator,
     FallbackProvider,
     Provider,
+    accuracy,
+    compat,
     cwl_eval,
     gdeval,
     judged,
@@ -118,10 +121,12 @@ __all__ = [
     "RBP",
     "RR",
     "SDCG",
+    "Accuracy",
     "BPref",
     "BaseMeasure",
     "Bpref",
     "CalcResults",
+    "Compat",
     "DefaultPipeline",
     "Evaluator",
     "FallbackProvider",
@@ -155,8 +160,10 @@ __all__ = [
     "SetRelP",
     "Success",
     "SumAgg",
+    "accuracy",
     "calc",
     "calc_aggregate",
+    "compat",
     "cwl_eval",
     "define",
     "define_byquery",

@@ -178,9 +178,11 @@ _T = _p(float, 1.0)
 
 #: ir_measures' measures judged defines: name -> (parameters, the parameter ``@`` sets, how values aggregate).
 _CATALOGUE: dict[str, tuple[dict[str, ParamInfo], str, str]] = {
+    "Accuracy": ({"cutoff": _CUTOFF, "rel": _REL}, "cutoff", "mean"),
     "AP": ({"cutoff": _CUTOFF, "rel": _REL, "judged_only": _JUDGED_ONLY}, "cutoff", "mean"),
     "BPM": ({"cutoff": _CUTOFF_REQUIRED, "T": _T, "min_rel": _MIN_REL, "max_rel": _MAX_REL}, "cutoff", "mean"),
     "Bpref": ({"rel": _REL}, "cutoff", "mean"),
+    "Compat": ({"p": _p(float, 0.95), "normalize": _p(bool, True)}, "cutoff", "mean"),
     "ERR": ({"cutoff": _CUTOFF}, "cutoff", "mean"),
     "INSQ": ({"T": _T, "min_rel": _MIN_REL, "max_rel": _MAX_REL}, "cutoff", "mean"),
     "INST": ({"T": _T, "min_rel": _MIN_REL, "max_rel": _MAX_REL}, "cutoff", "mean"),
@@ -225,6 +227,7 @@ registry.update({"MAP": registry["AP"], "BPref": registry["Bpref"], "NDCG": regi
                  "SetRelP": registry["SetP"](relative=True)})
 
 AP, BPM, Bpref, ERR = registry["AP"], registry["BPM"], registry["Bpref"], registry["ERR"]
+Accuracy, Compat = registry["Accuracy"], registry["Compat"]
 INSQ, INST, infAP, IPrec = registry["INSQ"], registry["INST"], registry["infAP"], registry["IPrec"]
 Judged, nDCG, NumQ, NumRel = registry["Judged"], registry["nDCG"], registry["NumQ"], registry["NumRel"]
 NERR8, NERR9, NERR10, NERR11 = registry["NERR8"], registry["NERR9"], registry["NERR10"], registry["NERR11"]

@@ -13,6 +13,7 @@ nothing else, the measure itself being judged's one definition:
 * ``msmarco``: RR@k with ties by docid ascending.
 * ``gdeval``: ERR@k and nDCG(dcg='exp-log2')@k with ties by docid descending,
   top grade 4, each query's value printed to 5 decimals.
+* ``compat`` and ``accuracy``: :mod:`judged.ir_measures.compat_accuracy`.
 
 Each ranks every query by its rule (a NaN score below every number) and hands
 judged the ranking, so judged's own tie rule never decides. A judged query the
@@ -77,6 +78,8 @@ class Evaluator:
         for metric in self._scored(run):
             scored.add((metric.measure, metric.query_id))
             yield metric
+        if not self._provider.defaults:
+            return
         unscored = set(itertools.product(self.measures, self.qrel_qids)) - scored
         for measure, qid in sorted(unscored, key=lambda pair: (str(pair[0]), pair[1])):
             yield Metric(qid, measure, measure.DEFAULT)
@@ -101,7 +104,8 @@ class Evaluator:
             invocations.setdefault(self._provider.invocation(measure, list(invocations)), []).append(measure)
         for group in invocations.values():
             group = sorted(group, key=self._provider.order)
-            qrels = read_qrels(self._qrels.with_columns(self._provider.grades(group[0])[1].alias("grade")))
+            graded = self._qrels.with_columns(self._provider.grades(group[0])[1].alias("grade"))
+            qrels = read_qrels(self._provider.judgments(graded, run))
             wanted = list(dict.fromkeys(self._judged[m] for m in group))
             result = evaluate(judged_run, qrels, wanted, missing="skip")
             at = {qid: i for i, qid in enumerate(result.qids)}
@@ -153,6 +157,8 @@ class Provider:
     NAME = ""
     ties: Ties = "docid_desc"
     float32 = False
+    #: whether a judged query the provider did not score gets the measure's DEFAULT (all but accuracy's)
+    defaults = True
 
     def __init__(self, supported: dict[str, Callable[[Measure], bool]]) -> None:
         self._supported = supported
@@ -180,6 +186,10 @@ class Provider:
     def printed(self, value: float) -> float:
         """A value as the provider hands it to ir_measures."""
         return value
+
+    def judgments(self, qrels: pl.DataFrame, run: pl.DataFrame) -> pl.DataFrame:
+        """The judgments (``qid, docid, grade``) judged reads for ``run``: as given, by default."""
+        return qrels
 
     def invocation(self, measure: Measure, earlier: list[Any]) -> Any:
         """The run of the provider's program that computes ``measure`` (``earlier``: those already started)."""
@@ -449,12 +459,15 @@ gdeval = GdevalProvider()
 registry: dict[str, Any] = {p.NAME: p for p in (pytrec_eval, cwl_eval, judged, msmarco, gdeval)}
 
 
-# define.py builds on aggregate and ranked_rows above, so its provider joins the pipeline last of all imports
+# these modules build on Provider, aggregate and ranked_rows above, so they join the pipeline after them
+from judged.ir_measures.compat_accuracy import AccuracyProvider, CompatProvider  # noqa: E402
 from judged.ir_measures.define import RuntimeProvider, runtime  # noqa: E402
 
-DefaultPipeline = FallbackProvider([runtime, pytrec_eval, cwl_eval, judged, msmarco, gdeval])
-registry["runtime"] = runtime
-__all__ = ["CwlEvalProvider", "DefaultPipeline", "Evaluator", "FallbackProvider", "GdevalProvider",
-           "JudgedProvider", "MsMarcoProvider", "PipelineEvaluator", "Provider", "PytrecEvalProvider",
-           "RuntimeProvider", "aggregate", "cwl_eval", "gdeval", "judged", "msmarco", "pytrec_eval", "rank",
-           "ranked_rows", "registry", "runtime"]
+compat = CompatProvider()
+accuracy = AccuracyProvider()
+DefaultPipeline = FallbackProvider([runtime, pytrec_eval, cwl_eval, compat, judged, msmarco, gdeval, accuracy])
+registry.update({"runtime": runtime, "compat": compat, "accuracy": accuracy})
+__all__ = ["AccuracyProvider", "CompatProvider", "CwlEvalProvider", "DefaultPipeline", "Evaluator",
+           "FallbackProvider", "GdevalProvider", "JudgedProvider", "MsMarcoProvider", "PipelineEvaluator", "Provider",
+           "PytrecEvalProvider", "RuntimeProvider", "accuracy", "aggregate", "compat", "cwl_eval", "gdeval", "judged",
+           "msmarco", "pytrec_eval", "rank", "ranked_rows", "registry", "runtime"]

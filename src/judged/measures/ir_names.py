@@ -15,6 +15,8 @@ applies without saying (its tie rule, its missing-query policy).
 ('ERR(unjudged=zero,ties=trec,max_rel=4)@10', 'RBP(gain=linear,unjudged=zero,ties=trec,p=0.9,max_rel=query)')
 >>> str(from_ir_measures("INST(T=2,min_rel=0,max_rel=3)"))
 'INST(gain=linear,unjudged=zero,ties=trec,T=2,max_rel=3)'
+>>> str(from_ir_measures("Compat(normalize=False)")), str(from_ir_measures("Accuracy(rel=2)@10"))
+('Compat_raw(rel=1,unjudged=zero,ties=trec,norel=0,p=0.95)', 'Accuracy(rel=2,unjudged=zero,ties=trec,norel=skip)@10')
 """
 
 from __future__ import annotations
@@ -26,8 +28,10 @@ from judged.errors import MeasureError, UsageError
 from judged.measures.parse import parse_own
 from judged.measures.spec import Gain, Measure
 
-#: ir_measures' defaults where judged's differ: gdeval (its ERR) fixes the top grade at 4; NERR10's p is 0.9.
-_THEIR_DEFAULTS: dict[str, dict[str, object]] = {"ERR": {"max_rel": 4}, "NERR10": {"p": 0.9}}
+#: ir_measures' defaults where judged's differ: gdeval (its ERR) fixes the top grade at 4; NERR10's p is 0.9;
+#: Compat's p is 0.95 (Clarke et al.'s); Accuracy leaves out a query with no relevant document retrieved.
+_THEIR_DEFAULTS: dict[str, dict[str, object]] = {"ERR": {"max_rel": 4}, "NERR10": {"p": 0.9}, "Compat": {"p": 0.95},
+                                                 "Accuracy": {"norel": "skip"}}
 #: ir_measures names that are not judged family names or aliases: (judged family, takes a cutoff).
 _RENAMED = {"SetP": "P", "SetR": "R", "SetRelP": "RelP"}
 _NO_CUTOFF = frozenset(_RENAMED)
@@ -97,6 +101,11 @@ def _spelling(name: str, params: dict[str, object], label: str) -> str:
         name = "SetRelP"  # SetP(relative=True) is trec_eval's set_relative_P
     if name == "NumRet" and "rel" in params:
         name = "NumRelRet"  # ir_measures counts relevant retrieved documents as NumRet(rel=r)
+    if name == "Compat" and "normalize" in params:
+        normalize = params.pop("normalize")
+        if not isinstance(normalize, bool):
+            raise UsageError(f"ir_measures' Compat takes normalize=True or False. Got {label!r}.")
+        name = "Compat" if normalize else "Compat_raw"
     if name in _NO_CUTOFF and cutoff is not None:
         raise UsageError(f"ir_measures' {name} takes no cutoff. Got {label!r}.")
     conventions = [c for c in (_convention(key, value, label) for key, value in params.items()) if c]
@@ -113,6 +122,8 @@ def _convention(key: str, value: object, label: str) -> str:
         return f"{key}={value}"
     if key == "max_rel" and isinstance(value, int) and not isinstance(value, bool):
         return f"max_rel={value}"
+    if key == "norel" and value == "skip":
+        return "norel=skip"  # not ir_measures' own: Accuracy's rule for a query without a pair, written out
     if key == "min_rel" and value == 0:
         return ""  # judged's scaled gains start at grade 0
     if key == "judged_only" and isinstance(value, bool):
@@ -122,5 +133,5 @@ def _convention(key: str, value: object, label: str) -> str:
     if key == "dcg" and value in ("log2", "exp-log2"):
         return "gain=" + ("exp" if value == "exp-log2" else "linear")
     raise UsageError(f"ir_measures parameter {key}={value!r} in {label!r} has no judged convention; judged reads "
-                     "rel, judged_only, gains, dcg, p, T, max_rel, min_rel=0, beta, recall (IPrec@r) and "
-                     "relative (SetP).")
+                     "rel, judged_only, gains, dcg, p, T, max_rel, min_rel=0, beta, recall (IPrec@r), "
+                     "relative (SetP) and normalize (Compat).")
