@@ -245,3 +245,16 @@ def test_parse_run_and_qrel(tmp_path):
             out.write("q1 Q0 d1 1 2 t\nq1 Q0 d1 2 1 t\n")
         with path.open() as handle:
             shim.parse_run(handle)
+
+
+def test_errors_come_in_pytrec_eval_order():
+    # the measure names first, then a query's judgments without a length, then the options, then the types
+    with pytest.raises(ValueError, match="unsupported measure bogus"):
+        shim.RelevanceEvaluator({1: {"d1": 1.0}, "q2": None}, {"bogus"}, relevance_level=0)
+    with pytest.raises(TypeError, match="a query's judgments must be a dict"):
+        shim.RelevanceEvaluator({1: {"d1": 1.0}, "q2": None}, {"map"}, relevance_level=0)
+    with pytest.raises(TypeError, match="relevance_level should be positive"):
+        shim.RelevanceEvaluator({1: {"d1": 1.0}}, {"map"}, relevance_level=0)
+    with pytest.raises(TypeError, match="a qid must be a str"):
+        shim.RelevanceEvaluator({1: {"d1": 1.0}}, {"map"})
+    assert list(shim.RelevanceEvaluator(QRELS, iter(["map"])).evaluate(RUN)["q1"]) == ["map"]  # read once

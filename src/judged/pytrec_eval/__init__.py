@@ -46,7 +46,7 @@ import numpy as np
 from judged.io.inputs import Qrels, Run
 from judged.pytrec_eval import checks
 from judged.pytrec_eval.files import parse_qrel, parse_run
-from judged.pytrec_eval.names import NICKNAMES, SUPPORTED, resolve
+from judged.pytrec_eval.names import NICKNAMES, SUPPORTED, combine, expand, resolve
 from judged.pytrec_eval.values import float32_scores, per_query
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator"]  # noqa: RUF022 (pytrec_eval's order)
@@ -96,13 +96,16 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
+        names = list(measures)
+        combine(expand(names))  # pytrec_eval reads the names, then drops empty judgments, then checks the rest
+        checks.nonempty_queries(query_relevance)
         rel = checks.level(relevance_level)
         judged_only = checks.flag(judged_docs_only_flag)
         notes = []
         if rel < 0:
             notes.append(f"relevance_level {rel}: pytrec_eval counts no document relevant at a negative level")
             rel = 2**63 - 1
-        resolved = resolve(measures, rel, judged_only)
+        resolved = resolve(names, rel, judged_only)
         judged = checks.judged_queries(query_relevance)
         _warn([*notes, *resolved.notes])
         self._qrels = Qrels.from_dict(judged)

@@ -54,16 +54,23 @@ def flag(value: object) -> bool:
     return _c_int(value, "judged_docs_only_flag") != 0
 
 
-def judged_queries(query_relevance: object) -> dict[str, dict[str, int]]:
-    """The queries with at least one judgment, checked: str qids and docids, int grades in a C long."""
+def nonempty_queries(query_relevance: object) -> dict[object, object]:
+    """The queries with at least one judgment, unchecked: pytrec_eval drops the others before any check."""
     if not isinstance(query_relevance, Mapping):
         raise _type("query_relevance must be a mapping of qid to {docid: grade}", query_relevance, "a dict")
-    kept: dict[str, dict[str, int]] = {}
+    kept = {}
     for qid, docs in query_relevance.items():
         if not hasattr(docs, "__len__"):
             raise _type("a query's judgments must be a dict of docid to grade", docs, "a dict", qid)
-        if not len(docs):
-            continue  # pytrec_eval drops a query without judgments before anything else looks at it
+        if len(docs):
+            kept[qid] = docs
+    return kept
+
+
+def judged_queries(query_relevance: object) -> dict[str, dict[str, int]]:
+    """The queries with at least one judgment, checked: str qids and docids, int grades in a C long."""
+    kept = nonempty_queries(query_relevance)
+    for qid, docs in kept.items():
         if not isinstance(qid, str):
             raise _type("a qid must be a str", qid, "a str such as 'q1'")
         if not isinstance(docs, dict):
@@ -75,8 +82,7 @@ def judged_queries(query_relevance: object) -> dict[str, dict[str, int]]:
                 raise _type("a grade must be an int", grade, "an int such as 0, 1 or 2 (bool counts)", qid)
             if not _C_LONG[0] <= grade <= _C_LONG[1]:
                 raise _type("a grade must fit a C long", grade, f"an int from {_C_LONG[0]} to {_C_LONG[1]}", qid)
-        kept[qid] = docs
-    return kept
+    return kept  # type: ignore[return-value]
 
 
 def checked_scores(scores: object) -> tuple[Mapping[str, Mapping[str, float]], int]:
