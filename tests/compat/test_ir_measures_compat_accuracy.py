@@ -112,3 +112,42 @@ def test_an_all_relevant_top_k_scores_1_where_ir_measures_divides_by_zero():
 def test_accuracy_under_rel_0_is_refused_with_the_reason():
     with pytest.raises(shim.UsageError if hasattr(shim, "UsageError") else ValueError, match="unjudged"):
         shim.accuracy.calc_aggregate([shim.Accuracy(rel=0)], {"q": {"a": 1}}, {"q": {"a": 1.0}})
+
+
+# ---- the ir_measures preset (judged eval --preset ir_measures) ----
+
+PRESET_PAIRS = {"Compat(p=0.95)": "Compat", "Compat(p=0.5)": "Compat(p=0.5)",
+                "Compat_raw(p=0.8)": "Compat(p=0.8,normalize=False)", "Accuracy": "Accuracy",
+                "Accuracy(rel=2)@3": "Accuracy(rel=2)@3"}
+
+
+@st.composite
+def preset_collections(draw):
+    """As :func:`collections`, the scores positive and distinct within a query: where the preset's ideal (the run's
+    order) is compat's (score, then the judgments' order; a document not retrieved at 0)."""
+    run, qrels = draw(collections())
+    return {q: {d: float(i + 1) for i, d in enumerate(draw(st.permutations(list(docs))))}
+            for q, docs in run.items()}, qrels
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+@settings(max_examples=60, deadline=None)
+@given(preset_collections())
+def test_the_preset_gives_ir_measures_numbers(collection):
+    import judged
+    from judged import presets
+
+    run, qrels = collection
+    assume(run.keys() & qrels.keys())  # judged refuses a run that shares no query with the judgments
+    mapped, options = presets.apply("ir_measures", list(PRESET_PAIRS))
+    result = judged.evaluate(run, qrels, mapped, **options)
+    for text, measure in zip(PRESET_PAIRS, mapped):
+        assert presets.get("ir_measures").library_measure(text) == PRESET_PAIRS[text]
+        theirs_measure = ir_measures.parse_measure(PRESET_PAIRS[text])
+        try:
+            theirs = {m.query_id: m.value for m in ir_measures.iter_calc([theirs_measure], qrels, run)}
+        except ZeroDivisionError:
+            continue
+        mine = {q: float(v) for q, v in zip(result.qids, result.values[measure]) if not math.isnan(v)}
+        assert mine.keys() == theirs.keys(), text
+        assert all(close(mine[q], theirs[q]) for q in theirs), (text, mine, theirs)

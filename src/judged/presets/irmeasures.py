@@ -124,11 +124,46 @@ def _irm_rules() -> dict[str, _Rule]:
            for name, cutoff in (("SDCG", "required"), ("BPM", "required"), ("NERR8", "required"),
                                 ("NERR9", "required"), ("INST", "none"), ("INSQ", "none"), ("NERR10", "none"),
                                 ("NERR11", "none"))},
+        **{name: _Rule(_compat_name, cutoff="none", fixed={"ties": "docid", "norel": "0"},
+                       free={"rel": _compat_rel, "unjudged": _no_judged_only, "p": _any}, notes=(_COMPAT_NOTE,))
+           for name in ("Compat", "Compat_raw")},
+        "Accuracy": _Rule(_accuracy_name, fixed={"ties": "input", "norel": "skip"},
+                          free={"rel": _ACCURACY_REL, "unjudged": _no_judged_only}, notes=(_ACCURACY_NOTE,)),
     }
 
 
 def _any(value, m) -> str | None:
     return None
+
+
+def _compat_name(m: Measure) -> str:
+    """ir_measures' Compat: p where it is not its 0.95, normalize=False for Compat_raw."""
+    params = [f"p={m.p!r}"] if m.p != 0.95 else []
+    return f"Compat({','.join([*params, 'normalize=False'] if m.name == 'Compat_raw' else params)})".replace("()", "")
+
+
+def _accuracy_name(m: Measure) -> str:
+    text = "Accuracy" + (f"(rel={m.rel})" if m.rel != 1 else "")
+    return text if m.cutoff is None else f"{text}@{m.cutoff}"
+
+
+_ACCURACY_REL = _rel_at_least(1, "ir_measures' accuracy counts an unjudged document as grade 0, so relevant under "
+                            "rel < 1, where judged never does")
+_COMPAT_NOTE = ("ir_measures computes Compat with its compat provider: ties by docid ascending (ties=docid), the "
+                "ideal's documents of one grade by the run's score, then the judgments' order, a document not "
+                "retrieved at score 0; judged orders them as the run ranks them, those not retrieved last, which "
+                "is the same unless two of one grade tie in score or a relevant document scores 0 or less "
+                "(judged.ir_measures reproduces those too).")
+_ACCURACY_NOTE = ("ir_measures computes Accuracy with its accuracy provider: ties in input order (ties=input) and "
+                  "only the queries with a relevant document in the top k (norel=skip).")
+
+
+def _compat_rel(value, m) -> str | None:
+    return "ir_measures' compat takes every document graded above 0 as relevant (rel=1)"
+
+
+def _no_judged_only(value, m) -> str | None:
+    return f"ir_measures' {m.name} takes no judged_only"
 
 
 @dataclass(frozen=True)
@@ -153,6 +188,8 @@ _IR_MEASURES = _IrMeasuresPreset(
         _IRM_TIE_NOTE,
         _CWL_NOTE,
         _GDEVAL_NOTE,
+        _COMPAT_NOTE,
+        _ACCURACY_NOTE,
         ("nDCG(dcg='exp-log2') is refused: gdeval.pl rounds to 5 decimals (with a cutoff) and the ranx provider "
          "fails (without one); the exact exponential nDCG in ir_measures is nDCG(gains={0:0,1:1,2:3,3:7})."),
         ("NumRel is refused: ir_measures reports 0 for a query missing from the run, not its number of relevant "
