@@ -22,10 +22,12 @@ def adjudicate_command() -> None:
 @click.option("--min-diff", type=click.IntRange(min=1), default=2, show_default=True,
               help="List pairs whose grades differ by at least this much.")
 @click.option("--all", "show_all", is_flag=True, help="Include pairs already adjudicated.")
+@click.option("--include-automatic", is_flag=True,
+              help="Count automatic assessors' labels too (left out by default, as freeze leaves them out).")
 @click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 @db_option
-def list_command(min_diff, show_all, fmt, output, db):
+def list_command(min_diff, show_all, include_automatic, fmt, output, db):
     """List pairs whose assessors' current grades differ, with the query's text and the document's title,
     each assessor's grade and note side by side.
 
@@ -34,9 +36,12 @@ def list_command(min_diff, show_all, fmt, output, db):
       judged adjudicate list --min-diff 2
     """
     with open_store(db, must_exist=True) as store:
-        found = store.disagreements(min_diff=min_diff, pending_only=not show_all)
+        found = store.disagreements(min_diff=min_diff, pending_only=not show_all, include_automatic=include_automatic)
+        note = store.counted_assessors(include_automatic=include_automatic).note("--include-automatic")
         queries = {qid: store.query(qid) for qid in {d.qid for d in found}}
         documents = {docid: store.document(docid) for docid in {d.docid for d in found}}
+    if note:
+        click.echo(note, err=True)
     texts = {qid: q.text if q else "" for qid, q in queries.items()}
     titles = {docid: (d.title or "") if d else "" for docid, d in documents.items()}
     if fmt == "json":

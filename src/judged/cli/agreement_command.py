@@ -116,6 +116,9 @@ def _store_labels(db, names: tuple[str, ...], rubric_path):
         labels = assessor_labels(store, names or None)
         stored = None if rubric_path else store.rubric()
         where = store.url
+        left_out = store.counted_assessors(names or None).note("name them with --assessor")
+    if left_out:
+        click.echo(left_out, err=True)
     if rubric_path:
         rubric, note = load_rubric(rubric_path), f", {rubric_path}"
     elif stored is None:

@@ -75,6 +75,9 @@ def _from_store(db, names: tuple[str, ...], final: str | None, resolve: str | No
         raise UsageError("--resolve settles the adjudicated labels; a frozen set (--final) is already settled.")
     with open_judgments(db) as store:
         judgments = assessor_qrels(store, names or None)
+        left_out = store.counted_assessors(names or None).note("name them with --assessor")
+        if left_out:
+            click.echo(left_out, err=True)
         if final is not None:
             final_qrels = store.qrels(final)
             return judgments, final_qrels, final_qrels.name

@@ -40,6 +40,9 @@ def freeze_command(name, resolve, assessors, skip_adjudications, pool, effort, i
     click.echo((f"froze {s.id}" if frozen.new else f"unchanged: {s.id} already holds these labels")
                + f" sha256:{s.content_hash}")
     click.echo(table(["labels", "pairs"], list(s.counts.items())), nl=False)
+    note = frozen.left_out.note("--include-automatic")
+    if note:
+        click.echo(note, err=True)
 
 
 @click.command("export")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
+from collections.abc import Sequence
 
 import sqlalchemy as sa
 
@@ -69,16 +70,19 @@ def latest(connection: sa.Connection) -> dict[tuple[str, str], Adjudication]:
     return {(row["qid"], row["docid"]): _adjudication(row) for row in rows}
 
 
-def disagreements(connection: sa.Connection, min_diff: int = 2, pending_only: bool = True) -> list[Disagreement]:
+def disagreements(connection: sa.Connection, min_diff: int = 2, pending_only: bool = True,
+                  assessors: Sequence[str] | None = None) -> list[Disagreement]:
     """Pairs whose assessors' current grades differ by ``min_diff`` or more, by qid and docid.
 
     Cannot-judge labels are shown beside the grades but take no part in the
-    difference. ``pending_only`` leaves out pairs already adjudicated.
+    difference. ``pending_only`` leaves out pairs already adjudicated;
+    ``assessors`` reads only their labels (the store passes
+    :func:`judged.judgments.automatic.counted`'s).
     """
     if isinstance(min_diff, bool) or not isinstance(min_diff, int) or min_diff < 1:
         raise UsageError(f"min_diff must be an int >= 1. Got {min_diff!r} instead.")
     labels: dict[tuple[str, str], list[AssessorLabel]] = defaultdict(list)
-    for e in current_events(connection):
+    for e in current_events(connection, assessors):
         labels[(e.qid, e.docid)].append(AssessorLabel(e.assessor, e.grade, e.reason, e.note))
     decided = latest(connection)
     found = []

@@ -49,9 +49,7 @@ def assessor_labels(store: Store, assessors: Sequence[str] | None = None) -> pl.
     """
     with reading(store.engine) as connection:
         known = catalog.assessors(connection)
-        labels = log.current_labels(connection, list(assessors) if assessors else None)
-        if not assessors:
-            labels = labels.filter(~pl.col("assessor").is_in(sorted(automatic.names(connection))))
+        labels = log.current_labels(connection, automatic.counted(connection, assessors).assessors)
         chosen = set(labels["assessor"].to_list())
         rubrics = sorted({e.rubric for e in log.current_events(connection, chosen) if e.kind == "grade"
                           and e.rubric is not None})
@@ -91,13 +89,14 @@ def adjudicated_qrels(store: Store, *, resolve: str = "refuse",
     Per pair: the adjudicated grade, else the single or agreed grade, else the
     assessors' disagreement settled by ``resolve`` (``refuse``, the default,
     raises a :class:`UsageError` naming the open pairs). ``assessors``
-    restricts the labels, as ``judged freeze --assessor`` does.
+    restricts the labels, as ``judged freeze --assessor`` does; by default they are people's
+    (:func:`judged.judgments.automatic.counted`).
     """
     freeze.check_resolve(resolve)
     with reading(store.engine) as connection:
         if not adjudicate.latest(connection):
             return None
-        rows, _ = freeze.decide(connection, resolve, list(assessors) if assessors else None, True, set())
+        rows, _ = freeze.decide(connection, resolve, automatic.counted(connection, assessors).assessors, True, set())
     labelled = [r for r in rows if r["grade"] is not None]
     frame = pl.DataFrame({key: [r[key] for r in labelled] for key in QRELS_SCHEMA}, schema=QRELS_SCHEMA)
     return _qrels(frame, "adjudicated", f"{store.url}#adjudicated:{resolve}", "adjudicated-labels")

@@ -7,9 +7,11 @@ never a silent change under the same name. Each label is a judgment event
 like a person's (a grade, or cannot-judge with the reason), plus its
 confidence and rationale in ``automatic_labels``.
 
-Automatic labels never enter a frozen set unless the freeze says so
-(``include_automatic``; the set's policy then lists the automatic assessors),
-and agreement reads people's labels unless automatic assessors are named.
+Whose labels count is one rule (:func:`counted`): people's, and an
+automatic assessor's only when a command names it or is told to include
+them (``include_automatic``; a frozen set's policy then lists them). Freezing,
+the disagreements to adjudicate, agreement and assessor sensitivity all
+follow it, and each says how many labels it left out.
 
 The labels file is JSON Lines, one label per line::
 
@@ -25,6 +27,8 @@ from __future__ import annotations
 import hashlib
 import json
 import uuid
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,8 +36,9 @@ import sqlalchemy as sa
 
 from judged.errors import InputError, UsageError
 from judged.judgments import schema as t
+from judged.judgments.catalog import assessors as registered
 from judged.judgments.catalog import ensure_assessors, rubric_id, rubric_spec
-from judged.judgments.log import record
+from judged.judgments.log import current_events, record
 from judged.judgments.model import NewJudgment, check_id, now
 
 _NAMESPACE = uuid.UUID("0c9b7c2e-5f0e-4c43-9d0e-6175746f6d61")
@@ -162,3 +167,39 @@ def profile(connection: sa.Connection, name: str) -> AutomaticAssessor | None:
 def names(connection: sa.Connection) -> set[str]:
     """Every automatic assessor's name."""
     return set(connection.execute(sa.select(t.automatic_assessors.c.name)).scalars())
+
+
+@dataclass(frozen=True)
+class Counted:
+    """Whose labels a command reads (``assessors``, in order), and each automatic assessor it left out with
+    its number of current labels (``left_out``)."""
+
+    assessors: list[str]
+    left_out: dict[str, int]
+
+    def note(self, how: str) -> str | None:
+        """The line saying what was left out, and ``how`` to count it; ``None`` when nothing was."""
+        if not self.left_out:
+            return None
+        listed = ", ".join(f"{name}'s {n}" for name, n in self.left_out.items())
+        return f"left out automatic assessors' labels ({listed}): {how} to count them"
+
+
+def counted(connection: sa.Connection, named: Sequence[str] | None = None, *,
+            include_automatic: bool = False) -> Counted:
+    """The one rule of whose labels count: the ``named`` assessors, else every person, and every automatic
+    assessor too with ``include_automatic``.
+
+    >>> from judged.judgments import Store
+    >>> store = Store.open("sqlite://")
+    >>> _ = store.record("q1", "d1", assessor="ann", grade=1)
+    >>> with store.engine.connect() as connection:
+    ...     counted(connection).assessors, counted(connection, ["ann"]).left_out
+    (['ann'], {})
+    """
+    machines = names(connection)
+    chosen = list(dict.fromkeys(named)) if named else [
+        a for a in registered(connection) if include_automatic or a not in machines]
+    left = sorted(machines - set(chosen))
+    labels = Counter(e.assessor for e in current_events(connection, left)) if left else Counter()
+    return Counted(chosen, {name: labels[name] for name in left if labels[name]})

@@ -33,8 +33,8 @@ from judged.errors import JudgedError, UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
+from judged.judgments.automatic import Counted, counted
 from judged.judgments.automatic import names as automatic_names
-from judged.judgments.catalog import assessors as catalog_assessors
 from judged.judgments.catalog import rubric_id, rubric_spec
 from judged.judgments.chain import lock
 from judged.judgments.log import current_events
@@ -48,11 +48,12 @@ _LABELLED = ("adjudicated", "agreed", "single", "resolved")
 
 @dataclass(frozen=True)
 class Frozen:
-    """The outcome of a freeze: the set, and whether it is a new version (``False``: nothing had changed)."""
+    """The outcome of a freeze: the set, whether it is a new version (``False``: nothing had changed), and the
+    automatic assessors' labels left out (:class:`~judged.judgments.automatic.Counted`)."""
 
     judgment_set: JudgmentSet
     new: bool
-
+    left_out: Counted
 
 def freeze(
     connection: sa.Connection, name: str, *, pool: str | None, resolve: str = "refuse",
@@ -79,12 +80,12 @@ def freeze(
     if not include_automatic and machines & set(assessors or ()):
         raise UsageError(f"{', '.join(sorted(machines & set(assessors or ())))}: automatic, so not frozen unless "
                          "--include-automatic says so (check them first with `judged calibrate`).")
-    if not include_automatic and machines:
-        people = set(catalog_assessors(connection)) - machines
-        assessors = [a for a in assessors if a in people] if assessors else sorted(people)
+    whose = counted(connection, assessors, include_automatic=include_automatic)
+    if machines and not include_automatic:
+        assessors = whose.assessors  # the policy names the people whose labels it read
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
-    rows, rubrics = decide(connection, resolve, assessors, adjudications, pooled,
+    rows, rubrics = decide(connection, resolve, whose.assessors, adjudications, pooled,
                            only=pooled if effort is not None else None)
     included = sorted(machines & set(assessors)) if assessors is not None else sorted(machines)
     if not any(row["grade"] is not None for row in rows):
@@ -104,7 +105,7 @@ def freeze(
     }
     previous = _latest(connection, name)
     if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):
-        return Frozen(previous, False)
+        return Frozen(previous, False, whose)
     version = previous.version + 1 if previous else 1
     seal = rows[-1]  # stored last: once it is, the set takes no more pairs (the triggers of migration 0003)
     set_id = connection.execute(
@@ -116,7 +117,7 @@ def freeze(
     if len(rows) > 1:
         connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **row} for row in rows[:-1]])
     connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **seal}])
-    return Frozen(load(connection, f"{name}@{version}"), True)
+    return Frozen(load(connection, f"{name}@{version}"), True, whose)
 
 
 def _content(judgment_set: JudgmentSet) -> tuple[dict, str | None]:

@@ -24,7 +24,7 @@ from judged.errors import UsageError
 from judged.io.inputs import Qrels, Run
 from judged.judgments import adjudicate as adjudication
 from judged.judgments import assign as assignment
-from judged.judgments import catalog, chain, log, migrate, pools
+from judged.judgments import automatic, catalog, chain, log, migrate, pools
 from judged.judgments import freeze as sets
 from judged.judgments import schema as t
 from judged.judgments.engine import check_integrity, create_engine, immutable_url, resolve_url
@@ -391,8 +391,10 @@ class Store(TargetingMethods, AutomaticMethods):
 
     # -- adjudication and frozen sets ---------------------------------------------------------
 
-    def disagreements(self, *, min_diff: int = 2, pending_only: bool = True) -> list[Disagreement]:
-        """Pairs whose assessors' grades differ by ``min_diff`` or more, labels and notes side by side.
+    def disagreements(self, *, min_diff: int = 2, pending_only: bool = True,
+                      include_automatic: bool = False) -> list[Disagreement]:
+        """Pairs whose assessors' grades differ by ``min_diff`` or more, labels and notes side by side: people's
+        labels, and automatic assessors' with ``include_automatic`` (:meth:`counted_assessors` counts them).
 
         >>> store = Store.open("sqlite://")
         >>> _ = store.record("q1", "d1", assessor="ana", grade=3, note="exact steps")
@@ -404,7 +406,8 @@ class Store(TargetingMethods, AutomaticMethods):
         []
         """
         with self._read() as connection:
-            return adjudication.disagreements(connection, min_diff, pending_only)
+            whose = automatic.counted(connection, include_automatic=include_automatic)
+            return adjudication.disagreements(connection, min_diff, pending_only, whose.assessors)
 
     def adjudicate(
         self, qid: str, docid: str, grade: int, *, adjudicator: str, note: str, event_id: str | None = None,

@@ -12,6 +12,7 @@ people's, is in :mod:`judged.judgments.automatic`; these are the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from judged.judgments import automatic
@@ -45,3 +46,10 @@ class AutomaticMethods(StoreBase):
         """The names of the automatic assessors, sorted."""
         with self._read() as connection:
             return sorted(automatic.names(connection))
+
+    def counted_assessors(self, assessors: Sequence[str] | None = None, *,
+                          include_automatic: bool = False) -> automatic.Counted:
+        """Whose labels a command over ``assessors`` (default: everyone) reads, and the automatic ones it leaves
+        out with their label counts: the one rule of :func:`judged.judgments.automatic.counted`."""
+        with self._read() as connection:
+            return automatic.counted(connection, assessors, include_automatic=include_automatic)
