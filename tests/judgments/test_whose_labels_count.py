@@ -78,3 +78,13 @@ def test_each_command_says_how_many_labels_it_left_out(db):
     assert "left out" not in named.stderr and "llm-judge" in named.stdout
     frozen = runner.invoke(main, ["freeze", "final", "--resolve", "assessor:a1", "--db", db])
     assert frozen.exit_code == 0 and f"{note}: --include-automatic to count them" in frozen.stderr
+
+
+def test_an_automatic_assessors_name_is_reserved_for_its_own_imports(db, tmp_path):
+    with Store.open(db) as store:
+        before = len(store.current(assessors=["llm-judge"]))
+        with pytest.raises(UsageError, match="'llm-judge' is an automatic assessor: its labels come only from"):
+            store.record("q01", "api/overview", assessor="llm-judge", grade=3)
+        with pytest.raises(UsageError, match="'llm-judge' is an automatic assessor"):
+            store.import_qrels({"q01": {"api/overview": 3}}, assessor="llm-judge", mode="add")
+        assert len(store.current(assessors=["llm-judge"])) == before

@@ -143,7 +143,7 @@ def import_labels(connection: sa.Connection, assessor: AutomaticAssessor, digest
                     event_id=str(uuid.uuid5(_NAMESPACE, f"{assessor.name}\n{digest}\n{label.line}")))
         for label in labels
     ]
-    recorded = record(connection, entries, None)
+    recorded = record(connection, entries, None, automatic=assessor.name)
     ids = [entry.event_id for entry in entries]
     annotated = set(connection.execute(sa.select(t.automatic_labels.c.event_id).where(
         t.automatic_labels.c.event_id.in_(ids))).scalars())  # a re-import: those are stored (and append-only)

@@ -45,11 +45,13 @@ def event_id(value: str | None) -> str:
         raise UsageError(f"an event id must be a UUID. Got {value!r} instead.") from None
 
 
-def record(connection: sa.Connection, entries: Iterable[NewJudgment], default_rubric: int | None) -> Recorded:
+def record(connection: sa.Connection, entries: Iterable[NewJudgment], default_rubric: int | None, *,
+           automatic: str | None = None) -> Recorded:
     """Append ``entries`` (consumed in chunks, all in the caller's transaction); see the module docstring.
 
     An entry without a rubric is recorded under ``default_rubric`` (an id, or ``None`` for no rubric).
-    Grades must belong to the rubric's levels when there is one.
+    Grades must belong to the rubric's levels when there is one. An automatic assessor's name is reserved:
+    only its own import (``automatic``, that assessor's name) records under it.
     """
     rubrics: dict[str | None, tuple[int | None, tuple[int, ...] | None]] = {}
     inserted = already = 0
@@ -57,6 +59,7 @@ def record(connection: sa.Connection, entries: Iterable[NewJudgment], default_ru
     chain.lock(connection, "judgments")  # held to the end: what is stored now cannot change under these writes
     while chunk := list(islice(iterator, _CHUNK)):
         rows = [_row(entry, _rubric(connection, entry.rubric, default_rubric, rubrics)) for entry in chunk]
+        _refuse_reserved(connection, {row["assessor"] for row in rows} - {automatic})
         ensure_assessors(connection, (row["assessor"] for row in rows))
         ids = [row["event_id"] for row in rows]
         seen = set(connection.execute(sa.select(_j.c.event_id).where(_j.c.event_id.in_(ids))).scalars())
@@ -70,6 +73,15 @@ def record(connection: sa.Connection, entries: Iterable[NewJudgment], default_ru
         inserted += len(new)
         already += len(retried)
     return Recorded(inserted, already)
+
+
+def _refuse_reserved(connection: sa.Connection, names: set[str]) -> None:
+    """A person's write under an automatic assessor's name would pass it off as the machine's, or the reverse."""
+    taken = sorted(connection.execute(sa.select(t.automatic_assessors.c.name).where(
+        t.automatic_assessors.c.name.in_(sorted(names)))).scalars()) if names else []
+    if taken:
+        raise UsageError(f"{taken[0]!r} is an automatic assessor: its labels come only from `judged import "
+                         "automatic`; record a person's grades under the person's own name.")
 
 
 def _rubric(connection, spec, default, cache) -> tuple[int | None, tuple[int, ...] | None]:
