@@ -72,6 +72,9 @@ def test_c_lines_equal_python_lines(collection, zscore, monkeypatch_module):
     with monkeypatch_module.context() as patched:
         patched.setattr(render, "_native", SimpleNamespace(trec_block=spy))
         assert render_trec_eval_columns(columns, qids, per_query=True, summary=False, zscore=zscore) == expected
+    if any(v != v for c in columns if not (c.integer and not zscore) for v in c.values):  # a NaN in a number
+        assert laid_out == []  # left to Python, which prints it as trec_eval does (test_nan_prints_as_trec_eval)
+        return
     in_range = all(abs(v) < 9.2e18 for c in columns if c.integer and not zscore for v in c.values)
     assert (laid_out[0] is not None) == in_range  # C laid the lines out unless a count is out of its range
 
@@ -110,3 +113,14 @@ def test_a_count_out_of_range_is_printed_by_python(monkeypatch):
     columns = [TrecColumn("num_ret", [2.0**70, 1.0], None, integer=True)]
     text = render_trec_eval_columns(columns, ["a", "b"], per_query=True, summary=False)
     assert text == f"num_ret               \ta\t{2**70}\nnum_ret               \tb\t1\n"
+
+
+@pytest.mark.parametrize("zscore", [False, True])
+def test_nan_prints_as_trec_eval(zscore):
+    """trec_eval's 0 / 0 (-J leaving a query nothing judged: iprec_at_recall_0.00) is a NaN with the sign bit set,
+    which its printf("%6.4f") writes ``  -nan``, per query and in the summary."""
+    columns = [TrecColumn("iprec_at_recall_0.00", [math.nan, 0.5], math.nan)]
+    text = render_trec_eval_columns(columns, ["q1", "q2"], per_query=True, zscore=zscore)
+    z = "Z" if zscore else ""
+    assert text.splitlines() == [f"{z}iprec_at_recall_0.00  \tq1\t  -nan", f"{z}iprec_at_recall_0.00  \tq2\t0.5000",
+                                 f"{z}iprec_at_recall_0.00  \tall\t  -nan"]

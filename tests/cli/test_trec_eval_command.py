@@ -7,6 +7,8 @@ here each option is checked on a collection small enough to work out by hand.
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -170,14 +172,16 @@ def test_formats_and_measures_that_do_not_fit(files, arguments, status, message)
     assert message in result.stderr
 
 
-def test_a_nickname_leaves_out_what_the_flags_make_meaningless_and_says_why(files):
+def test_unj_under_judged_only_is_printed_zero_as_trec_eval_prints_it(files):
+    """-J removes every unjudged document before unj counts them: 0, through a nickname or named."""
     result = run_cli("-J", "-m", "all_trec", files["answered"], files["run"])
-    assert result.exit_code == 0
-    assert "not computed: unj (unj under trec_eval's -J is 0 by construction" in result.stderr
-    assert not any(row[0].startswith("unj") for row in lines(result.stdout))
-    assert lines(result.stdout)[2] == ["num_ret               ", "all", "2"]  # under -J: the judged b and c
+    assert result.exit_code == 0 and result.stderr == ""
+    got = {row[0].rstrip(): row[2] for row in lines(result.stdout)}
+    assert (got["unj_5"], got["unj_10"], got["unj_20"]) == ("0.0000", "0.0000", "0.0000")
+    assert [row[0].rstrip() for row in lines(result.stdout)][-3:] == ["unj_5", "unj_10", "unj_20"]  # table order
+    assert got["num_ret"] == "2"  # under -J: the judged b and c
     named = run_cli("-J", "-m", "unj", files["answered"], files["run"])
-    assert named.exit_code == 1 and "illegal measure 'unj'" in named.stderr
+    assert named.exit_code == 0 and [row[2] for row in lines(named.stdout)] == ["0.0000"] * 3
     ideal = run_cli("-m", "ideal_dcg", files["answered"], files["run"])  # computed (IDCG), no longer refused
     assert ideal.exit_code == 0 and [row[0].strip() for row in lines(ideal.stdout)] == ["ideal_dcg"]
 
@@ -228,13 +232,90 @@ def test_fractional_gains_order_the_ideal_list_by_the_exact_gain(files):
     assert lines(result.stdout) == [["ndcg_1=0.5,2=0.7,3=0.9", "all", f"{dcg / ideal:6.4f}"]]  # 0.8743
 
 
-def test_a_query_whose_grades_are_all_negative_scores_like_one_without_relevant_documents(files):
-    """trec_eval stops on such a query ("Can't calculate measure"); judged scores it."""
+def test_a_first_query_whose_grades_are_all_negative_stops_as_trec_eval_stops(files):
+    """trec_eval sizes its buffer of grade counts by the top grade + 1: for a first query graded only below 0 it is
+    never allocated and trec_eval stops ("Can't calculate measure", exit 4); judged's definitions score it."""
     qrels, run = files["dir"] / "pooled", files["dir"] / "prun"
     qrels.write_text("q1 0 a -1\nq1 0 b -2\nq2 0 c 1\n")
     run.write_text("q1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\nq2 Q0 c 1 3 t\n")
-    result = run_cli("-q", "-m", "map", "-m", "ndcg", "-m", "relstring", qrels, run)
+    stopped = run_cli("-q", "-m", "map", qrels, run)
+    assert (stopped.exit_code, stopped.stdout) == (4, "")
+    assert "judged query 'q1' has no grade >= 0" in stopped.stderr
+    result = run_cli("--judged-definitions", "-q", "-m", "map", "-m", "ndcg", "-m", "relstring", qrels, run)
     assert result.exit_code == 0, result.output
     got = {(r[0].rstrip(), r[1]): r[2] for r in lines(result.stdout)}
     assert (got[("map", "q1")], got[("ndcg", "q1")], got[("relstring", "q1")]) == ("0.0000", "0.0000", "'..'")
     assert got[("map", "all")] == "0.5000"  # (0 + 1) / 2
+
+
+def test_a_later_query_whose_grades_are_all_negative_scores_like_one_without_relevant_documents(files):
+    """After a first query with a grade >= 0, trec_eval reuses its buffer and scores such a query 0."""
+    qrels, run = files["dir"] / "pooled", files["dir"] / "prun"
+    qrels.write_text("q0 0 a 1\nq1 0 a -1\nq1 0 b -1\n")
+    run.write_text("q0 Q0 a 1 3 t\nq1 Q0 a 1 3 t\nq1 Q0 b 2 2 t\n")
+    result = run_cli("-q", "-m", "map", "-m", "relstring", qrels, run)
+    assert [(r[0].rstrip(), r[1], r[2]) for r in lines(result.stdout)] == [
+        ("map", "q0", "1.0000"), ("relstring", "q0", "'1'"), ("map", "q1", "0.0000"), ("relstring", "q1", "'..'"),
+        ("map", "all", "0.5000")]
+
+
+def test_exit_4_prints_the_lines_of_the_queries_before(files):
+    """Without -c trec_eval stops at the first judged query the run lacks, after printing the queries before it."""
+    qrels = files["dir"] / "three"
+    qrels.write_text("q1 0 b 1\nq2 0 x 1\nq3 0 b 1\n")
+    result = run_cli("-q", "-m", "map", "-m", "P.5", qrels, files["run"])
+    assert result.exit_code == 4
+    assert result.stdout == "map                   \tq1\t0.5000\nP_5                   \tq1\t0.2000\n"  # b at rank 2
+    assert "judged query 'q2' has no results in the run" in result.stderr
+    assert run_cli("-m", "map", qrels, files["run"]).stdout == ""  # no -q: nothing before the summary
+
+
+def test_rbp_resid_without_an_unjudged_document_and_judged_definitions(files):
+    """m_rbp_resid.c adds the residual only when a retrieved document is unjudged: one judged document retrieved
+    prints 0. judged's definition keeps the weight of the ranks after it, p^1 = 0.9 (Moffat & Zobel's residual);
+    with u unjudged at rank 1 of 3 both are p^3 + (1 - p) p^0 = 0.729 + 0.1."""
+    qrels, run = files["dir"] / "one", files["dir"] / "onerun"
+    qrels.write_text("q1 0 b 1\n")
+    run.write_text("q1 Q0 b 1 3 t\n")
+    assert lines(run_cli("-m", "rbp_resid", qrels, run).stdout) == [["rbp_resid             ", "all", "0.0000"]]
+    corrected = run_cli("--judged-definitions", "-m", "rbp_resid", qrels, run)
+    assert lines(corrected.stdout) == [["rbp_resid             ", "all", "0.9000"]]
+    for flags in ([], ["--judged-def"]):  # a long option may be abbreviated
+        both = run_cli(*flags, "-m", "rbp_resid", files["answered"], files["run"])
+        assert lines(both.stdout) == [["rbp_resid             ", "all", "0.8290"]]
+
+
+def test_judged_only_0_by_0_is_nan_as_trec_eval_prints_it(files):
+    """-J leaves q1 of this run nothing judged: iprec_at_recall starts from precision 0 / 0, which stays at recall
+    0 (met at rank lround(0 R) = 0) and makes 11pt_avg and both summaries -nan; judged's definitions print 0."""
+    run = files["dir"] / "unjudged"
+    run.write_text("q1 Q0 u 1 3 t\n")
+    words = ["-q", "-J", "-m", "iprec_at_recall.0,0.5", "-m", "11pt_avg", files["answered"], run]
+    assert [r[2] for r in lines(run_cli(*words).stdout)] == ["  -nan", "0.0000", "  -nan", "  -nan", "0.0000",
+                                                              "  -nan"]
+    assert [r[2] for r in lines(run_cli("--judged-definitions", *words).stdout)] == ["0.0000"] * 6
+
+
+def test_num_rel_summary_under_complete_counts_grades_above_0(files):
+    """m_num_rel.c recounts the -c summary from the judgments of grade > 0 whatever -l says."""
+    qrels = files["dir"] / "graded"
+    qrels.write_text("q1 0 b 2\nq1 0 c 1\nq2 0 x 1\n")
+    words = ["-q", "-c", "-l2", "-m", "num_rel", qrels, files["run"]]
+    assert [r[2] for r in lines(run_cli(*words).stdout)] == ["1", "0", "3"]
+    assert [r[2] for r in lines(run_cli("--judged-definitions", *words).stdout)] == ["1", "0", "1"]
+
+
+def test_zscores_of_gm_map_are_of_its_logarithm(files):
+    """trec_eval accumulates gm_map as log(max(AP, 1e-5)) and z-scores that, then prints exp of the mean."""
+    zscores = files["dir"] / "z"
+    zscores.write_text("q1 gm_map -1 0.5\n")
+    result = run_cli("-Z", zscores, "-m", "gm_map", files["answered"], files["run"])
+    assert lines(result.stdout) == [["Zgm_map                ", "all", f"{math.exp((math.log(0.25) + 1) / 0.5):6.4f}"]]
+
+
+def test_a_run_read_from_standard_input(files):
+    """trec_eval's results file ``-`` is standard input."""
+    words = ["trec_eval", "-q", "-m", "map", str(files["answered"]), "-"]
+    done = subprocess.run([sys.executable, "-c", "from judged.cli import main; main()", *words],
+                          input=files["run"].read_text(), capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, run_cli(*words[1:-1], files["run"]).stdout)

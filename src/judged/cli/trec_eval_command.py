@@ -9,8 +9,11 @@ measure name is a trec_eval table entry with optional parameters
 ``set``, ``all_prefs``, ``prefs``, ``qrels_jg``); the entries map to judged's
 measures through :mod:`judged.measures.trec_names`. Errors exit as trec_eval
 exits: 1 for the command line, 2 for an input file, 4 for a judged query the
-run does not answer (without ``-c``), 7 when no query has both. docs/trec_eval.md
-lists every option and each place judged's value differs from trec_eval's.
+run does not answer (without ``-c``) or one trec_eval cannot calculate, after
+the per-query lines trec_eval printed before it, 7 when no query has both.
+``--judged-definitions`` prints judged's own definitions where trec_eval's
+arithmetic departs from the measure. docs/trec_eval.md lists every option and
+each place judged's output differs from trec_eval's.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from judged.io.inputs import Qrels, Run
 from judged.io.prefs import read_prefs, read_qrels_jg, read_qrels_prefs
 from judged.io.zscores import ZScores, read_zscores
 from judged.measures.preferences import PREFERENCE_MEASURES
+from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 from judged.measures.trec_names import TABLE, from_trec_eval
 from judged.render.trec_eval import TrecColumn, render_trec_eval_columns
@@ -68,14 +72,17 @@ REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 _RELSTRING_LENGTH = 10
 #: What trec_eval resets to 0 for a query -c adds (it scores a one-document stand-in ranking, then cleans up).
 _RESET_FOR_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
+#: The entries whose value trec_eval starts from num_rel_ret / num_ret, each with the convention holding its
+#: recall levels: -J can make that 0 / 0 (m_iprec_at_recall.c, m_11pt_avg.c).
+_ZERO_BY_ZERO = {"iprec_at_recall": "recall", "11pt_avg": "levels"}
 
 
 class TrecEvalExit(Exception):
-    """Stop with trec_eval's exit status and message."""
+    """Stop with trec_eval's exit status and message, after the ``output`` trec_eval printed before it stopped."""
 
-    def __init__(self, status: int, message: str, usage: bool = False) -> None:
+    def __init__(self, status: int, message: str, usage: bool = False, output: str = "") -> None:
         super().__init__(message)
-        self.status, self.message, self.usage = status, message, usage
+        self.status, self.message, self.usage, self.output = status, message, usage, output
 
 
 class _Refused(TrecEvalExit):
@@ -84,6 +91,14 @@ class _Refused(TrecEvalExit):
     def __init__(self, entry: str, params: str | None, reason: str) -> None:
         super().__init__(1, f"illegal measure '{entry}{'.' + params if params else ''}': {reason}")
         self.reason = reason
+
+
+@dataclass(frozen=True)
+class _Stop:
+    """The query at which trec_eval stops with exit 4, and judged's message for it."""
+
+    qid: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -110,6 +125,7 @@ def run_trec_eval(words: Sequence[str], out: TextIO, err: TextIO) -> int:
     try:
         text, notes = _evaluate(words)
     except TrecEvalExit as stop:
+        out.write(stop.output)
         prefix = "" if stop.status == 0 else "judged trec_eval: "
         err.write(f"{prefix}{stop.message}\n" + (USAGE if stop.usage else ""))
         return stop.status
@@ -178,14 +194,23 @@ class _Evaluation:
         self.qrels_path, self.run_path = options.files
         self.run = _read(partial(read_run, format="trec"), self.run_path)  # TREC text, whatever the name
         self.zscores: ZScores | None = _read(read_zscores, options.zscores) if options.zscores else None
+        self.stop: _Stop | None = None
 
     def text(self) -> str:
+        """trec_eval's output; where it stops (exit 4), the per-query lines it printed before, in the exit."""
         try:
             columns, qids = self._columns()
         except NoJudgedQueriesError:
+            if self.stop is not None:  # the run answers no judged query: trec_eval stops at the first
+                raise TrecEvalExit(4, self.stop.message) from None
             raise TrecEvalExit(7, "No queries with both results and relevance info") from None
-        return render_trec_eval_columns(columns, qids, per_query=self.options.query_flag,
-                                        summary=self.options.summary, zscore=self.zscores is not None)
+        if self.stop is None:
+            return render_trec_eval_columns(columns, qids, per_query=self.options.query_flag,
+                                            summary=self.options.summary, zscore=self.zscores is not None)
+        before = qids.index(self.stop.qid)
+        printed = render_trec_eval_columns(_head(columns, before), qids[:before], per_query=self.options.query_flag,
+                                           summary=False, zscore=self.zscores is not None)
+        raise TrecEvalExit(4, self.stop.message, output=printed)
 
     def _columns(self) -> tuple[list[TrecColumn], list[str]]:
         fmt = self.options.rel_format
@@ -226,24 +251,44 @@ class _Evaluation:
         views: dict[str, RankedView] = {}  # the rankings the measures read, read again by relstring
         if measures:
             values = query_values(self.run, qrels, measures, self.options.max_docs, views)
-            self._check_missing(list(values.qids), values.missing)
-            result = result_from_values(self._converted(values, named), measures, run=_record(self.run),
-                                        qrels=_record(qrels), run_queries=self.run.num_queries,
-                                        missing="zero" if self.options.complete else "skip",
-                                        depth=self.options.max_docs)
-            qids = list(result.qids)
-            for entry, pairs in named.items():
-                by_entry[entry] = [TrecColumn(printed, result.values[m] if TABLE[entry].per_query else None,
-                                              result.aggregate[m], m.family.integer) for printed, m in pairs]
+            view = views["trec"]
+            qids, missing = list(values.qids), values.missing
         else:
             view = build_view(self.run, qrels, "trec", self.options.max_docs)
             reported = reported_queries(view)
-            qids = [view.qids[i] for i in reported]
-            self._check_missing(qids, view.missing[reported])
+            qids, missing = [view.qids[i] for i in reported], view.missing[reported]
+        self._find_stop(qids, missing, self._unscorable(view, qids) if measures or "relstring" in entries else None)
+        if measures:
+            converted = self._converted(values, named, view)
+            result = result_from_values(converted, measures, run=_record(self.run), qrels=_record(qrels),
+                                        run_queries=self.run.num_queries,
+                                        missing="zero" if self.options.complete else "skip",
+                                        depth=self.options.max_docs)
+            for entry, pairs in named.items():
+                by_entry[entry] = [self._column(entry, printed, m, converted.raw[m], result.aggregate[m], qrels)
+                                   for printed, m in pairs]
         if "relstring" in entries:
-            view = views.get("trec") or build_view(self.run, qrels, "trec", self.options.max_docs)
             by_entry["relstring"] = [self._relstring(view, qids)]
         return by_entry, qids
+
+    def _column(self, entry: str, printed: str, m: Measure, values: np.ndarray, aggregate: float,
+                qrels: Qrels) -> TrecColumn:
+        """One graded measure's column from its per-query values as trec_eval accumulates them."""
+        return TrecColumn(printed, values if TABLE[entry].per_query else None,
+                          self._summary(entry, m, values, aggregate, qrels), m.family.integer)
+
+    def _summary(self, entry: str, m: Measure, values: np.ndarray, aggregate: float, qrels: Qrels) -> float:
+        """The ``all`` value as trec_eval's averaging makes it from the per-query ``values``, else judged's
+        ``aggregate``: NaN when a query's value is (its sum meets the 0 / 0); under -c, ``num_rel`` recounted
+        from the judgments of grade > 0 whatever -l says (m_num_rel.c; --judged-definitions keeps the sum of
+        the lines); under -Z, a geometric mean's the exp of the mean z-score of the logs (meas_avg.c)."""
+        if np.isnan(values).any():
+            return float("nan")
+        if entry == "num_rel" and self.options.complete and not self.options.judged_definitions:
+            return float((qrels.frame["grade"] > 0).sum())
+        if self.zscores is not None and m.family.aggregate == "gmean":
+            return float(np.exp(np.cumsum(values)[-1] / len(values)))
+        return aggregate
 
     def _named(self, entry: str, base: str | None = None) -> list[tuple[str, Measure]]:
         """The measures of ``entry`` with the names trec_eval prints, through trec_names; a judgment-group entry
@@ -256,23 +301,77 @@ class _Evaluation:
         except UsageError as error:
             raise _Refused(entry, params, str(error)) from None
 
-    def _check_missing(self, qids: list[str], missing: np.ndarray) -> None:
-        if missing.any() and not self.options.complete:
-            raise TrecEvalExit(4, f"judged query '{qids[int(np.flatnonzero(missing)[0])]}' has no results in the "
-                               "run; trec_eval 10 stops here (exit 4), -c scores it 0")
+    @staticmethod
+    def _unscorable(view: RankedView, qids: list[str]) -> np.ndarray:
+        """Per query, whether trec_eval cannot calculate a measure reading its ranking: only the first query it
+        evaluates, when every grade it has is negative (te_form_res_rels sizes its buffer of grade counts by the
+        top grade + 1, so the buffer is never allocated and the function fails; a later such query reuses the
+        buffer of an earlier one)."""
+        unscorable = np.zeros(len(qids), dtype=bool)
+        unscorable[:1] = _by_qid(view, qids[:1], view.ideal_top(None).counts == 0)  # no grade >= 0
+        return unscorable
 
-    def _converted(self, values: QueryValues, named: dict[str, list[tuple[str, Measure]]]) -> QueryValues:
-        """The per-query values as trec_eval accumulates them: under -c, the entries it resets after scoring a
-        missing query's stand-in ranking set to 0 (trec_eval.c); under -Z, z-scores by printed name."""
+    def _find_stop(self, qids: list[str], missing: np.ndarray, unscorable: np.ndarray | None = None) -> None:
+        """Note the first of ``qids`` (trec_eval's order) at which trec_eval stops with exit 4: one the run lacks,
+        without -c (trec_eval.c: "result qid not found"), or one of the ``unscorable`` (:meth:`_unscorable`:
+        "Can't calculate measure"), which --judged-definitions scores as a query without a relevant document."""
+        lacking = missing & (not self.options.complete)
+        failing = np.zeros_like(lacking) if unscorable is None or self.options.judged_definitions else unscorable
+        if not (lacking | failing).any():
+            return
+        first = int(np.flatnonzero(lacking | failing)[0])
+        qid = qids[first]
+        self.stop = _Stop(qid, f"judged query '{qid}' has no results in the run; trec_eval 10 stops here (exit 4), "
+                          "-c scores it 0" if lacking[first] else
+                          f"judged query '{qid}' has no grade >= 0 (every document pooled but unjudged): trec_eval "
+                          "10 cannot calculate its measures and stops here (exit 4); --judged-definitions scores "
+                          "it as a query without a relevant document")
+
+    def _converted(self, values: QueryValues, named: dict[str, list[tuple[str, Measure]]],
+                   view: RankedView) -> QueryValues:
+        """The per-query values as trec_eval accumulates them: a query without a relevant judgment at the
+        measure's norel value; 0 where trec_eval leaves 0 (:meth:`_zeroed`); NaN where it divides 0 by 0
+        (:meth:`_zero_by_zero`, unless --judged-definitions); under -Z, z-scores by printed name, a geometric
+        mean's of the log it accumulates (m_gm_map.c)."""
         raw = dict(values.raw)
         for entry, pairs in named.items():
+            zeroed = self._zeroed(entry, values, view)
             for printed, m in pairs:
                 scored = np.where(np.isnan(raw[m]), float(m.norel) if m.norel != "skip" else 0.0, raw[m])
-                if entry in _RESET_FOR_MISSING:
-                    scored = np.where(values.missing, 0.0, scored)
-                raw[m] = scored if self.zscores is None else self.zscores.convert(printed, values.qids,
-                                                                                  scored.tolist())
+                scored = np.where(zeroed, 0.0, scored)
+                if not self.options.judged_definitions:
+                    scored = np.where(self._zero_by_zero(entry, m, values.qids, view), np.nan, scored)
+                if self.zscores is not None:
+                    logged = np.log(np.maximum(scored, GEOMETRIC_FLOOR)) if m.family.aggregate == "gmean" else scored
+                    scored = self.zscores.convert(printed, values.qids, logged.tolist())
+                raw[m] = scored
         return replace(values, raw=raw)
+
+    def _zeroed(self, entry: str, values: QueryValues, view: RankedView) -> np.ndarray:
+        """Per query, whether trec_eval leaves ``entry`` at 0: under -c for a query the run lacks (it scores a
+        one-document stand-in ranking, then resets these, trec_eval.c); ``unj`` under -J (nothing unjudged is
+        left to count); ``rbp_resid`` when no retrieved document is unjudged (m_rbp_resid.c adds the residual
+        only then, leaving out the weight p^n of the ranks after the n retrieved, which --judged-definitions
+        keeps)."""
+        zeroed = values.missing & (entry in _RESET_FOR_MISSING)
+        if entry == "unj" and self.options.judged_only:
+            return np.ones_like(zeroed)
+        if entry == "rbp_resid" and not self.options.judged_definitions:
+            all_judged = self.options.judged_only | (view.judged_within(None) == view.lengths)
+            return zeroed | _by_qid(view, values.qids, all_judged)
+        return zeroed
+
+    def _zero_by_zero(self, entry: str, m: Measure, qids: Sequence[str], view: RankedView) -> np.ndarray:
+        """Per query, whether trec_eval's ``entry`` is 0 / 0: iprec_at_recall and 11pt_avg start from the
+        precision num_rel_ret / num_ret, which -J leaves 0 / 0 when nothing judged was retrieved (a query the run
+        lacks keeps its unjudged stand-in document without -J), and that value stays at each recall level met
+        at rank lround(level R) = 0 (11pt_avg averages them all)."""
+        if entry not in _ZERO_BY_ZERO or not self.options.judged_only:
+            return np.zeros(len(qids), dtype=bool)
+        levels = np.atleast_1d(np.asarray(getattr(m, _ZERO_BY_ZERO[entry]), dtype=np.float64))
+        met = np.outer(view.num_relevant(m.rel), levels)
+        at_zero = (np.sign(met) * np.floor(np.abs(met) + 0.5) == 0).any(axis=1)  # C's lround
+        return _by_qid(view, qids, at_zero & (view.judged_within(None) == 0))
 
     def _relstring(self, view: RankedView, qids: list[str]) -> TrecColumn:
         """trec_eval's relstring: one character per ranked document (grade 0-9, '>' above 9, '-' not in the
@@ -287,8 +386,8 @@ class _Evaluation:
         chars = np.where(judged, np.where(grade > 9, ord(">"), digit), np.where(grade < 0, ord("."), ord("-")))
         text = chars.astype(np.uint8).tobytes().decode("ascii")
         ends = np.cumsum(top.counts)
-        where = {view.qids[i]: i for i in range(view.num_queries)}
-        strings = [f"'{text[ends[q] - top.counts[q]:ends[q]]}'" for q in (where[qid] for qid in qids)]
+        strings = [f"'{text[end - count:end]}'" for end, count in zip(_by_qid(view, qids, ends),
+                                                                   _by_qid(view, qids, top.counts), strict=True)]
         return TrecColumn(f"relstring_{params}" if params else "relstring", strings, None)
 
     def _groups(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
@@ -297,7 +396,7 @@ class _Evaluation:
                      self._named(e, _JUDGMENT_GROUP[e])] for e in entries if e in _JUDGMENT_GROUP}
         measures = list(dict.fromkeys(m for pairs in named.values() for _, m in pairs))
         values = group_values(self.run, groups, measures, depth=self.options.max_docs)
-        self._check_missing(list(values.qids), values.missing)
+        self._find_stop(list(values.qids), values.missing)
         columns = {e: [self._numeric(printed, values.qids, values.values[m], m.family.integer)
                        for printed, m in pairs] for e, pairs in named.items()}
         return columns, list(values.qids)
@@ -313,7 +412,7 @@ class _Evaluation:
             values = preference_values(self.run, prefs, names, depth=self.options.max_docs)
         except InputError as error:
             raise TrecEvalExit(2, f"{error}\njudged trec_eval: Quit in file '{self.qrels_path}'") from None
-        self._check_missing(list(values.qids), values.missing)
+        self._find_stop(list(values.qids), values.missing)
         columns = {n: [self._numeric(n, values.qids, values.values[n], PREFERENCE_MEASURES[n][0])] for n in names}
         return columns, list(values.qids)
 
@@ -323,6 +422,17 @@ class _Evaluation:
             values = self.zscores.convert(name, qids, values.tolist())
         total = float(np.cumsum(values)[-1]) if len(values) else 0.0
         return TrecColumn(name, values.tolist(), total if integer else total / max(len(values), 1), integer)
+
+
+def _by_qid(view: RankedView, qids: Sequence[str], per_query: np.ndarray) -> np.ndarray:
+    """``per_query`` (one value per query of ``view``) in the order of ``qids``."""
+    where = {qid: i for i, qid in enumerate(view.qids)}
+    return per_query[[where[qid] for qid in qids]]
+
+
+def _head(columns: Sequence[TrecColumn], count: int) -> list[TrecColumn]:
+    """``columns`` with the per-query values of their first ``count`` queries only."""
+    return [replace(c, values=None if c.values is None else c.values[:count]) for c in columns]
 
 
 def _relstring_length(params: str | None) -> int:
@@ -369,7 +479,10 @@ def help_text() -> str:
              "  -n  no summary lines                           -J  judged documents only",
              "  -l N  relevance level (default 1)              -M N  documents kept per query",
              "  -Z FILE  z-scores (qid measure mean stddev)    -R qrels|qrels_jg|prefs|qrels_prefs",
-             "  -m NAME[.PARAMS]  a measure or a nickname; repeat for more", "", "Nicknames:"]
+             "  -m NAME[.PARAMS]  a measure or a nickname; repeat for more",
+             "  --judged-definitions  judged's definitions where trec_eval's arithmetic departs from the measure",
+             "      (rbp_resid's tail, 0 for trec_eval's -nan, num_rel summed under -c -l, a query whose grades",
+             "      are all negative scored 0); without it the output is trec_eval's", "", "Nicknames:"]
     lines += [f"  {name}: {' '.join(entries)}" for name, entries in NICKNAMES.items()]
     computed = [e for e in TREC_EVAL_ORDER if _format_of(e) or e in ("runid", "num_q")]
     lines += ["", "Measures judged computes: " + " ".join(computed),

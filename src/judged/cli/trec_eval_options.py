@@ -4,7 +4,8 @@ Short options may be grouped (``-qc``) and take their value attached or as the
 next word (``-M100``, ``-M 100``, ``-mP.5``); long options may be abbreviated
 to any unambiguous prefix and take ``--opt=value`` or ``--opt value``;
 options and the two file names may come in any order, and ``--`` ends the
-options. A word that breaks these rules is a :class:`CommandLineError` with
+options. judged adds one long option of its own, ``--judged-definitions``
+(:data:`JUDGED_DEFINITIONS`). A word that breaks these rules is a :class:`CommandLineError` with
 getopt's own wording, which the command prints with trec_eval's usage text
 (exit status 1, as trec_eval).
 
@@ -25,12 +26,15 @@ from judged.errors import UsageError
 
 #: trec_eval's getopt string: a letter followed by ':' takes a value.
 SHORT_OPTIONS = "hvqm:cl:nD:JN:M:R:T:oZ:"
-#: trec_eval's long options and the short option each stands for.
+#: judged's own long option: its corrected definitions where trec_eval's arithmetic departs from the measure
+#: (docs/trec_eval.md). No trec_eval long option starts like it, so their abbreviations stay unambiguous.
+JUDGED_DEFINITIONS = "judged-definitions"
+#: trec_eval's long options and the short option each stands for (judged's own stands for itself).
 LONG_OPTIONS = {
     "help": "h", "version": "v", "query_eval_wanted": "q", "measure": "m", "complete_rel_info_wanted": "c",
     "level_for_rel": "l", "nosummary": "n", "Debug_level": "D", "Judged_docs_only": "J",
     "Number_docs_in_coll": "N", "Max_retrieved_per_topic": "M", "Rel_info_format": "R", "Results_format": "T",
-    "Output_old_results_format": "o", "Zscore": "Z",
+    "Output_old_results_format": "o", "Zscore": "Z", JUDGED_DEFINITIONS: JUDGED_DEFINITIONS,
 }
 _TAKES_VALUE = {letter for letter, after in zip(SHORT_OPTIONS, SHORT_OPTIONS[1:] + " ", strict=True) if after == ":"}
 #: The long options that take a value: trec_eval declares --Output_old_results_format with one, -o without.
@@ -66,6 +70,7 @@ class TrecEvalOptions:
     help: bool = False
     version: bool = False
     debug: str | None = None
+    judged_definitions: bool = False
     ignored: tuple[str, ...] = field(default=())
 
 
@@ -130,7 +135,9 @@ def _options(pairs: list[tuple[str, str | None]], files: tuple[str, ...]) -> Tre
     measures: list[str] = []
     ignored: list[str] = []
     for letter, value in pairs:
-        if letter == "m":
+        if letter == JUDGED_DEFINITIONS:
+            found["judged_definitions"] = True
+        elif letter == "m":
             measures.append(value or "")
         elif letter in "hvqcJ":
             key = {"h": "help", "v": "version", "q": "query_flag", "c": "complete", "J": "judged_only"}[letter]
@@ -165,4 +172,4 @@ def _integer(value: str | None, flag: str, what: str) -> int:
         raise CommandLineError(f"{flag} needs an integer ({what}). Got {value!r}.") from None
 
 
-__all__ = ["USAGE", "CommandLineError", "TrecEvalOptions", "parse_command_line"]
+__all__ = ["JUDGED_DEFINITIONS", "USAGE", "CommandLineError", "TrecEvalOptions", "parse_command_line"]

@@ -73,6 +73,8 @@ def trec_eval_line(name: str, qid: str, value: float | str, *, integer: bool = F
     ('map                   \\t301\\t0.0324\\n', 'num_ret               \\tall\\t1500\\n')
     >>> trec_eval_line("num_ret", "all", -6.3332, integer=True, zscore=True)
     'Znum_ret               \\tall\\t-6.3332\\n'
+    >>> trec_eval_line("11pt_avg", "q1", float("nan"))  # trec_eval's 0/0, as its printf writes it
+    '11pt_avg              \\tq1\\t  -nan\\n'
     """
     return f"{_prefix(name, value, zscore)}{qid}\t{_cell(value, integer, zscore)}\n"
 
@@ -86,7 +88,13 @@ def _cell(value: float | str, integer: bool, zscore: bool) -> str:
     """The value as the line ends: the text itself, ``%ld`` for a count (unless a z-score), else ``%6.4f``."""
     if isinstance(value, str):
         return value
-    return str(int(value)) if integer and not zscore else f"{value:6.4f}"
+    return str(int(value)) if integer and not zscore else _fixed(value)
+
+
+def _fixed(value: float) -> str:
+    """``%6.4f`` as trec_eval's printf writes it: a NaN (only ever its 0 / 0, whose sign bit x86-64 sets) is
+    ``  -nan``."""
+    return "  -nan" if value != value else f"{value:6.4f}"
 
 
 def _cells(values: Sequence[float | str] | np.ndarray, integer: bool, zscore: bool) -> list[str]:
@@ -95,7 +103,7 @@ def _cells(values: Sequence[float | str] | np.ndarray, integer: bool, zscore: bo
         return [str(v) for v in values]
     if integer and not zscore:
         return [str(int(v)) for v in values]
-    return [f"{v:6.4f}" for v in values]
+    return [_fixed(float(v)) for v in values]
 
 
 @dataclass(frozen=True, eq=False)
@@ -140,11 +148,12 @@ def _per_query_lines(shown: Sequence[tuple[TrecColumn, Sequence[float | str] | n
     """Every query's lines, query by query, each query's in column order: :func:`trec_eval_line` of each cell,
     laid out in C when the extension is built (the same bytes: its four-decimal layout rounds the exact binary
     value correctly, an exact half to even, as printf and Python do, and NaN prints as Python prints it), else
-    column by column here."""
+    column by column here (also for a column holding a NaN, which trec_eval prints its own way)."""
     prefixes = [_prefix(c.name, values[0], zscore) for c, values in shown]
     kinds = "".join("s" if isinstance(values[0], str) else "i" if c.integer and not zscore else "f"
                     for c, values in shown)
-    if _native is not None:
+    if _native is not None and not any(kind == "f" and np.isnan(np.asarray(values, dtype=np.float64)).any()
+                                       for kind, (_, values) in zip(kinds, shown, strict=True)):
         block = _native.trec_block(prefixes, list(qids), [list(values) if kind == "s" else
                                                           np.asarray(values, dtype=np.float64)
                                                           for kind, (_, values) in zip(kinds, shown, strict=True)],
