@@ -208,3 +208,40 @@ def test_a_batch_without_a_rubric_falls_under_the_newest_one(sqlite_store):
     with pytest.raises(UsageError, match="grade 7"):
         sqlite_store.record_many([NewJudgment("q1", "d2", "ana", grade=7)])
     assert len(sqlite_store.current()) == 1
+
+
+def test_an_anchor_kept_elsewhere_catches_a_log_cut_short_and_an_older_copy(tmp_path):
+    """A shorter chain still verifies on its own; against an anchor printed earlier it does not."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from judged.cli import main
+
+    path = tmp_path / "judged.db"
+    with Store.open(str(path)) as store:
+        store.record("q1", "d1", assessor="ana", grade=1)
+    shutil.copy(path, tmp_path / "older.db")  # a backup taken now, restored later
+    with Store.open(str(path)) as store:
+        store.record("q1", "d2", assessor="ana", grade=2)
+        kept = store.head()
+        assert store.verify(expect_head=kept).ok
+    runner = CliRunner()
+    printed = runner.invoke(main, ["db", "head", "--db", str(path)])
+    assert printed.exit_code == 0 and printed.stdout == kept + "\n"
+    assert kept.startswith("judgments@2:") and kept.endswith(",adjudications@0:")
+    held = runner.invoke(main, ["db", "verify", "--expect-head", kept, "--db", str(path)])
+    assert held.exit_code == 0 and "anchor: held" in held.stdout
+    with Store.open(str(tmp_path / "older.db")) as older:
+        assert older.verify().ok  # by itself the restored copy proves nothing wrong
+        assert older.verify(expect_head=kept).problems == (
+            "judgments: the anchor holds event 2, but the chain ends at 1: events were deleted, or an older "
+            "copy of the store was restored",)
+    refused = runner.invoke(main, ["db", "verify", "--expect-head", kept, "--db", str(tmp_path / "older.db")])
+    assert refused.exit_code == 1 and "an older copy of the store was restored" in refused.output
+    with Store.open(str(tmp_path / "other.db")) as other:  # another history of the same length
+        other.record("q1", "d1", assessor="ana", grade=1)
+        other.record("q1", "d2", assessor="ana", grade=3)
+        assert "the history was rewritten" in other.verify(expect_head=kept).problems[0]
+    with pytest.raises(UsageError, match="an anchor is what `judged db head` prints"):
+        Store.open(str(path)).verify(expect_head="judgments@2")

@@ -57,22 +57,42 @@ def status_command(db):
             ), nl=False)
 
 
-@db_command.command("verify")
+@db_command.command("head")
 @db_option
-def verify_command(db):
-    """Prove the store's history: recompute the judgment log's and adjudications' hash chains and every
-    frozen set's content hash. Exits 1, naming where it breaks, when anything was changed behind the store.
+def head_command(db):
+    """Print the history's anchor: each chain's last position and hash, one token to keep elsewhere (with a
+    report, in a repository). `judged db verify --expect-head ANCHOR` later proves the store still holds it.
 
     \b
     Example:
-      judged db verify
+      judged db head > anchor.txt
     """
     with open_store(db, must_exist=True) as store:
-        report = store.verify()
+        click.echo(store.head())
+
+
+@db_command.command("verify")
+@click.option("--expect-head", metavar="ANCHOR",
+              help="An anchor `judged db head` printed earlier: the chains must still hold it (catches a log cut "
+              "short and an older copy restored).")
+@db_option
+def verify_command(expect_head, db):
+    """Prove the store's history: recompute the judgment log's and adjudications' hash chains and every
+    frozen set's content hash, and check an anchor kept from `judged db head`. Exits 1, naming where it
+    breaks, when anything was changed behind the store.
+
+    \b
+    Example:
+      judged db verify --expect-head "$(cat anchor.txt)"
+    """
+    with open_store(db, must_exist=True) as store:
+        report = store.verify(expect_head.strip() if expect_head else None)
         click.echo(f"store: {store.url}")
     for c in report.chains:
         click.echo(f"{c.table}: {c.events} event(s) chained" + (f", head {c.head}" if c.head and c.ok else ""))
     click.echo(f"judgment sets: {report.sets} checked")
+    if expect_head and report.ok:
+        click.echo("anchor: held")
     if not report.ok:
         raise JudgedError("the store's history does not verify:\n  " + "\n  ".join(report.problems))
     click.echo("ok: the history is the one the store wrote")

@@ -14,9 +14,12 @@ so the previous hash read is the last one committed, and sequence numbers are
 assigned here, one after the last, in the order the hashes were chained.
 
 The chain proves that the history is the one the store's own writes made; a
-writer with direct access to the file or the tables could recompute it whole.
-``judged db verify`` prints the head hash: a copy of it kept elsewhere (with a
-report, in a repository) makes that detectable too.
+writer with direct access to the file or the tables could recompute it whole,
+and deleting the last events or restoring an older copy leaves a shorter chain
+that still verifies. An :func:`anchor` (``judged db head``: each chain's
+position and hash) kept elsewhere, with a report or in a repository, makes
+both detectable: ``judged db verify --expect-head ANCHOR`` checks that the
+chain still holds that event at that position (:func:`check_anchor`).
 
 >>> first = event_hash(None, {"id": 1, "grade": 2}, ("id", "grade"))
 >>> first == event_hash(None, {"grade": 2, "id": 1}, ("id", "grade"))
@@ -37,6 +40,7 @@ from dataclasses import dataclass
 
 import sqlalchemy as sa
 
+from judged.errors import UsageError
 from judged.judgments import schema as t
 from judged.judgments.model import as_utc
 
@@ -78,6 +82,36 @@ def head(connection: sa.Connection, table: sa.Table) -> tuple[int, str | None]:
         sa.select(table.c.id, table.c.chain_hash).order_by(table.c.id.desc()).limit(1)
     ).first()
     return (last.id, last.chain_hash) if last else (0, None)
+
+
+def anchor(connection: sa.Connection) -> str:
+    """Each chain's head as one token to keep: ``judgments@SEQ:HASH,adjudications@SEQ:HASH`` (no hash: empty)."""
+    heads = {name: head(connection, t.metadata.tables[name]) for name in CONTENT}
+    return ",".join(f"{name}@{seq}:{digest or ''}" for name, (seq, digest) in heads.items())
+
+
+def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
+    """What breaks ``kept`` (an :func:`anchor` printed earlier): a chain whose event at the anchored position
+    is gone (the log was cut short, or an older copy restored) or is another event (a history rewritten)."""
+    problems = []
+    for part in kept.split(","):
+        name, _, rest = part.partition("@")
+        seq, _, digest = rest.partition(":")
+        if name not in CONTENT or not seq.isdigit() or (int(seq) > 0) != bool(digest):
+            raise UsageError(f"an anchor is what `judged db head` prints, such as judgments@12:3fa9...,"
+                             f"adjudications@0: . Got {part!r} instead.")
+        table = t.metadata.tables[name]
+        if int(seq) == 0:
+            continue
+        stored = connection.execute(sa.select(table.c.chain_hash).where(table.c.id == int(seq))).scalar()
+        if stored is None:
+            last = head(connection, table)[0]
+            problems.append(f"{name}: the anchor holds event {seq}, but the chain ends at {last}: events were "
+                            "deleted, or an older copy of the store was restored")
+        elif stored != digest:
+            problems.append(f"{name}: event {seq} is not the one anchored (hash {stored[:12]}..., anchored "
+                            f"{digest[:12]}...): the history was rewritten")
+    return problems
 
 
 def append(connection: sa.Connection, table: sa.Table, rows: list[dict]) -> None:

@@ -113,10 +113,23 @@ class Store(TargetingMethods, AutomaticMethods):
         """Apply pending migrations; returns the revisions applied."""
         return migrate.upgrade(self.engine)
 
-    def verify(self) -> Verification:
-        """Check the hash chains of the log and adjudications and every frozen set (``judged db verify``)."""
+    def verify(self, expect_head: str | None = None) -> Verification:
+        """Check the hash chains of the log and adjudications, an anchor kept from :meth:`head` when given, and
+        every frozen set (``judged db verify``).
+
+        >>> store = Store.open("sqlite://")
+        >>> _ = store.record("q1", "d1", assessor="ana", grade=2)
+        >>> kept = store.head()
+        >>> kept.startswith("judgments@1:"), store.verify(expect_head=kept).ok
+        (True, True)
+        """
         with self._read() as connection:
-            return verify(connection)
+            return verify(connection, expect_head)
+
+    def head(self) -> str:
+        """The chains' head as one token to keep elsewhere (``judged db head``); see :func:`chain.anchor`."""
+        with self._read() as connection:
+            return chain.anchor(connection)
 
     def grant_app_role(self, role: str) -> None:
         """PostgreSQL: let ``role`` (the web app's) read and append, never rewrite (:func:`migrate.grant_app_role`)."""

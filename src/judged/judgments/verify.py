@@ -1,8 +1,9 @@
 """``judged db verify``: prove that the store's history is the one its writes made.
 
 Checks every hash chain (:mod:`judged.judgments.chain`) from its first event,
-recomputes every frozen set's content hash from its stored pairs, and checks
-that every set still holds its seal pair (the one stored last). Anything that
+recomputes every frozen set's content hash from its stored pairs, checks
+that every set still holds its seal pair (the one stored last), and, given an
+anchor kept from ``judged db head``, that the chains still hold it. Anything that
 does not hold is a problem, named with the event or set where it starts.
 
 >>> from judged.judgments import Store
@@ -39,10 +40,13 @@ class Verification:
         return not self.problems
 
 
-def verify(connection: sa.Connection) -> Verification:
-    """Check the chains and every frozen set; see the module docstring."""
+def verify(connection: sa.Connection, expect_head: str | None = None) -> Verification:
+    """Check the chains, the anchor ``expect_head`` (:func:`judged.judgments.chain.anchor`) when given, and every
+    frozen set; see the module docstring."""
     chains = tuple(chain.verify(connection, name) for name in chain.CONTENT)
     problems = [c.problem for c in chains if c.problem is not None]
+    if expect_head is not None:
+        problems += chain.check_anchor(connection, expect_head)
     s, p = t.judgment_sets, t.judgment_set_pairs
     rows = connection.execute(sa.select(s.c.id, s.c.name, s.c.version, s.c.content_hash, s.c.seal_qid,
                                         s.c.seal_docid).order_by(s.c.id)).all()
