@@ -319,3 +319,14 @@ def test_a_run_read_from_standard_input(files):
     done = subprocess.run([sys.executable, "-c", "from judged.cli import main; main()", *words],
                           input=files["run"].read_text(), capture_output=True, text=True)
     assert (done.returncode, done.stdout) == (0, run_cli(*words[1:-1], files["run"]).stdout)
+
+
+def test_complete_keeps_the_stand_in_document_where_trec_eval_does(files):
+    """For q2, which the run lacks, trec_eval -c scores a stand-in ranking of one document not in the judgments and
+    resets the values printed relstring, utility, num_ret, rbp_resid and unj*: relstring_3 and utility_2,-1,0,0
+    keep it ('-', and -1 for one non-relevant document retrieved); under -J it is dropped."""
+    words = ["-q", "-c", "-m", "relstring.3", "-m", "utility.2,-1,0,0", files["qrels"], files["run"]]
+    got = {(r[0].rstrip(), r[1]): r[2] for r in lines(run_cli(*words).stdout)}
+    assert (got[("relstring_3", "q2")], got[("utility_2,-1,0,0", "q2")]) == ("'-'", "-1.0000")
+    judged = {(r[0].rstrip(), r[1]): r[2] for r in lines(run_cli("-J", *words).stdout)}
+    assert (judged[("relstring_3", "q2")], judged[("utility_2,-1,0,0", "q2")]) == ("''", "0.0000")

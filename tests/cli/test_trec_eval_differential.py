@@ -36,7 +36,8 @@ ARGUMENTS = [
     ("qrels", ["-q", "-n", "-m", "all_trec", "-Z", "zscores"]),
     ("qrels", ["-q", "-c", "-m", "map", "-m", "gm_map", "-m", "gm_bpref", "-m", "P.5", "-m", "num_rel", "-Z",
                "zscores"]),
-    ("qrels", ["-q", "-c", "-l2", "-m", "num_rel", "-m", "relstring.3", "-m", "unj", "-m", "rbp_resid"]),
+    ("qrels", ["-q", "-c", "-l2", "-m", "num_rel", "-m", "relstring.3", "-m", "unj", "-m", "rbp_resid",
+               "-m", "utility.2,-1,-0.5,0"]),
     ("qrels", ["-q", "-J", "-c", "-m", "iprec_at_recall", "-m", "11pt_avg", "-m", "11pt_avg.0.5,1", "-m", "unj"]),
     ("qrels", ["-q", "-m", "official", "-m", "relstring"]),
     ("nonnegative", ["-q", "-m", "all_trec", "-M5", "-"]),
@@ -48,13 +49,17 @@ ARGUMENTS = [
 
 
 def collection(seed: int, folder) -> None:
-    """Write run, qrels (grades -1..3), nonnegative (the same, -1 as 0), groups (qrels_jg), prefs and zscores."""
+    """Write run (lacking a judged query at times), qrels (grades -1..3), nonnegative (the same, -1 as 0), groups
+    (qrels_jg), prefs and zscores."""
     r = random.Random(seed)
     out = {name: [] for name in ("run", "qrels", "nonnegative", "groups", "prefs")}
-    for q in range(r.randint(1, 4)):
+    queries = r.randint(1, 4)
+    lacking = {q for q in range(queries) if r.random() < 0.2} - {r.randrange(queries)}  # the run answers one
+    for q in range(queries):
         docs = [f"d{i}" for i in range(r.randint(2, 12))]
         for rank, d in enumerate(r.sample(docs, r.randint(1, len(docs)))):
-            out["run"].append(f"q{q} Q0 {d} {rank} {r.choice([1.0, 2.0, 3.0, r.random()])} tag")
+            if q not in lacking:
+                out["run"].append(f"q{q} Q0 {d} {rank} {r.choice([1.0, 2.0, 3.0, r.random()])} tag")
         for d in r.sample(docs, r.randint(1, len(docs))):
             grade = r.choice([-1, 0, 0, 1, 2, 3])
             out["qrels"].append(f"q{q} 0 {d} {grade}")

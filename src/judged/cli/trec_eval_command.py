@@ -70,8 +70,10 @@ NICKNAMES: dict[str, tuple[str, ...]] = {
 _JUDGMENT_GROUP = {"map_avgjg": "map", "P_avgjg": "P", "Rprec_mult_avgjg": "Rprec_mult"}
 REL_FORMATS = ("qrels", "qrels_jg", "prefs", "qrels_prefs")
 _RELSTRING_LENGTH = 10
-#: What trec_eval resets to 0 for a query -c adds (it scores a one-document stand-in ranking, then cleans up).
-_RESET_FOR_MISSING = ("num_ret", "utility", "unj", "rbp_resid")
+#: What trec_eval resets for a query -c adds: it scores a stand-in ranking of one document not in the judgments,
+#: then clears the values printed with these names (trec_eval.c compares the names: these exactly, and any name
+#: starting "unj"), so ``utility_2,-1,0,0`` and ``relstring_20`` keep the stand-in's document (:func:`_reset`).
+_RESET_FOR_MISSING = ("num_ret", "utility", "relstring", "rbp_resid")
 #: The entries whose value trec_eval starts from num_rel_ret / num_ret, each with the convention holding its
 #: recall levels: -J can make that 0 / 0 (m_iprec_at_recall.c, m_11pt_avg.c).
 _ZERO_BY_ZERO = {"iprec_at_recall": "recall", "11pt_avg": "levels"}
@@ -338,7 +340,9 @@ class _Evaluation:
             zeroed = self._zeroed(entry, values, view)
             for printed, m in pairs:
                 scored = np.where(np.isnan(raw[m]), float(m.norel) if m.norel != "skip" else 0.0, raw[m])
-                scored = np.where(zeroed, 0.0, scored)
+                scored = np.where(zeroed | (values.missing & _reset(printed)), 0.0, scored)
+                if entry == "utility" and self._stand_in(printed):  # its one non-relevant document retrieved
+                    scored = np.where(values.missing, scored + m.nonrel_ret, scored)
                 if not self.options.judged_definitions:
                     scored = np.where(self._zero_by_zero(entry, m, values.qids, view), np.nan, scored)
                 if self.zscores is not None:
@@ -347,19 +351,21 @@ class _Evaluation:
                 raw[m] = scored
         return replace(values, raw=raw)
 
+    def _stand_in(self, printed: str) -> bool:
+        """Does a query -c adds keep the trace of trec_eval's stand-in document in the value printed as
+        ``printed``? Only where trec_eval does not reset it, and not under -J (which drops the document)."""
+        return self.options.complete and not self.options.judged_only and not _reset(printed)
+
     def _zeroed(self, entry: str, values: QueryValues, view: RankedView) -> np.ndarray:
-        """Per query, whether trec_eval leaves ``entry`` at 0: under -c for a query the run lacks (it scores a
-        one-document stand-in ranking, then resets these, trec_eval.c); ``unj`` under -J (nothing unjudged is
-        left to count); ``rbp_resid`` when no retrieved document is unjudged (m_rbp_resid.c adds the residual
-        only then, leaving out the weight p^n of the ranks after the n retrieved, which --judged-definitions
-        keeps)."""
-        zeroed = values.missing & (entry in _RESET_FOR_MISSING)
+        """Per query, whether trec_eval leaves ``entry`` at 0 beyond what it resets for a query -c adds
+        (:data:`_RESET_FOR_MISSING`): ``unj`` under -J (nothing unjudged is left to count); ``rbp_resid`` when
+        no retrieved document is unjudged (m_rbp_resid.c adds the residual only then, leaving out the weight
+        p^n of the ranks after the n retrieved, which --judged-definitions keeps)."""
         if entry == "unj" and self.options.judged_only:
-            return np.ones_like(zeroed)
+            return np.ones(len(values.qids), dtype=bool)
         if entry == "rbp_resid" and not self.options.judged_definitions:
-            all_judged = self.options.judged_only | (view.judged_within(None) == view.lengths)
-            return zeroed | _by_qid(view, values.qids, all_judged)
-        return zeroed
+            return _by_qid(view, values.qids, self.options.judged_only | (view.judged_within(None) == view.lengths))
+        return np.zeros(len(values.qids), dtype=bool)
 
     def _zero_by_zero(self, entry: str, m: Measure, qids: Sequence[str], view: RankedView) -> np.ndarray:
         """Per query, whether trec_eval's ``entry`` is 0 / 0: iprec_at_recall and 11pt_avg start from the
@@ -375,8 +381,10 @@ class _Evaluation:
 
     def _relstring(self, view: RankedView, qids: list[str]) -> TrecColumn:
         """trec_eval's relstring: one character per ranked document (grade 0-9, '>' above 9, '-' not in the
-        judgments, '.' pooled but unjudged), per query only."""
+        judgments, '.' pooled but unjudged), per query only; for a query -c adds, its stand-in document's '-'
+        where trec_eval keeps it (:meth:`_stand_in`)."""
         params = self.marked.params.get("relstring")
+        printed = f"relstring_{params}" if params else "relstring"
         length = _relstring_length(params)
         if self.options.judged_only:
             view = view.judged_only()
@@ -388,7 +396,11 @@ class _Evaluation:
         ends = np.cumsum(top.counts)
         strings = [f"'{text[end - count:end]}'" for end, count in zip(_by_qid(view, qids, ends),
                                                                    _by_qid(view, qids, top.counts), strict=True)]
-        return TrecColumn(f"relstring_{params}" if params else "relstring", strings, None)
+        if self._stand_in(printed):
+            stand_in = f"'{'-'[:length]}'"
+            strings = [stand_in if lacking else string
+                       for string, lacking in zip(strings, _by_qid(view, qids, view.missing), strict=True)]
+        return TrecColumn(printed, strings, None)
 
     def _groups(self, entries: list[str]) -> tuple[dict[str, list[TrecColumn]], list[str]]:
         groups = _read(read_qrels_jg, self.qrels_path)
@@ -422,6 +434,15 @@ class _Evaluation:
             values = self.zscores.convert(name, qids, values.tolist())
         total = float(np.cumsum(values)[-1]) if len(values) else 0.0
         return TrecColumn(name, values.tolist(), total if integer else total / max(len(values), 1), integer)
+
+
+def _reset(printed: str) -> bool:
+    """Does trec_eval reset the value printed as ``printed`` for a query -c adds (:data:`_RESET_FOR_MISSING`)?
+
+    >>> _reset("unj_5"), _reset("utility"), _reset("utility_2,-1,0,0"), _reset("relstring_20")
+    (True, True, False, False)
+    """
+    return printed in _RESET_FOR_MISSING or printed.startswith("unj")
 
 
 def _by_qid(view: RankedView, qids: Sequence[str], per_query: np.ndarray) -> np.ndarray:
