@@ -192,6 +192,7 @@ def test_version_and_help(files):
     shown = run_cli("-h")
     assert shown.exit_code == 0
     assert "Usage: judged trec_eval" in shown.stdout and "all_trec:" in shown.stdout
+    assert "--judged-definitions" in shown.stdout  # judged's one option of its own, documented in -h
 
 
 def test_options_after_the_files_and_double_dash(files):

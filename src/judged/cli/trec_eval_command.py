@@ -501,6 +501,7 @@ def help_text() -> str:
              "  -l N  relevance level (default 1)              -M N  documents kept per query",
              "  -Z FILE  z-scores (qid measure mean stddev)    -R qrels|qrels_jg|prefs|qrels_prefs",
              "  -m NAME[.PARAMS]  a measure or a nickname; repeat for more",
+             "  trec_top_file  the run; - reads it from standard input",
              "  --judged-definitions  judged's definitions where trec_eval's arithmetic departs from the measure",
              "      (rbp_resid's tail, 0 for trec_eval's -nan, num_rel summed under -c -l, a query whose grades",
              "      are all negative scored 0); without it the output is trec_eval's", "", "Nicknames:"]
