@@ -297,9 +297,10 @@ class _Evaluation:
         reads its ``base`` entry's parameters (``P_avgjg.5`` as ``P.5``)."""
         params = self.marked.params.get(entry)
         table_name = base or entry
-        try:
+        try:  # unj under -J is 0 by construction, which trec_names refuses as a measure: _zeroed prints the 0
             return from_trec_eval(f"{table_name}.{params}" if params else table_name,
-                                  rel=self.options.relevance_level, judged_only=self.options.judged_only)
+                                  rel=self.options.relevance_level,
+                                  judged_only=self.options.judged_only and entry != "unj")
         except UsageError as error:
             raise _Refused(entry, params, str(error)) from None
 

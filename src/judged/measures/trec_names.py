@@ -239,11 +239,12 @@ def gain_problem(gain: Gain, cutoff: int | None) -> str | None:
 
 
 def _with_flags(measure: Measure, rel: int, judged_only: bool) -> Measure:
-    """``measure`` under -l and -J. ``unj`` keeps its measure: under -J it is 0 by construction (every unjudged
-    document is gone before it counts them), which ``judged trec_eval`` prints as trec_eval does."""
     params = measure.family.params
     if judged_only and measure.name == "NumRet":  # -J's num_ret: the judged documents retrieved (grade >= 0)
         return Measure("NumRelRet", measure.cutoff, rel=0, unjudged="drop")
+    if judged_only and measure.name == "Unjudged":
+        raise UsageError("unj under trec_eval's -J is 0 by construction: -J removes every unjudged document "
+                         "before unj counts them. Leave unj out, or -J.")
     changes: dict[str, object] = {}
     if "rel" in params:
         changes["rel"] = rel
