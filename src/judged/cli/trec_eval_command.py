@@ -324,11 +324,13 @@ class _Evaluation:
             return
         first = int(np.flatnonzero(lacking | failing)[0])
         qid = qids[first]
-        self.stop = _Stop(qid, f"judged query '{qid}' has no results in the run; trec_eval 10 stops here (exit 4), "
-                          "-c scores it 0" if lacking[first] else
-                          f"judged query '{qid}' has no grade >= 0 (every document pooled but unjudged): trec_eval "
-                          "10 cannot calculate its measures and stops here (exit 4); --judged-definitions scores "
-                          "it as a query without a relevant document")
+        if lacking[first]:
+            why = "has no results in the run; trec_eval 10 stops here (exit 4), -c scores it 0"
+        else:
+            why = ("has no grade >= 0 (every document pooled but unjudged): trec_eval 10 cannot calculate its "
+                   "measures and stops here (exit 4); --judged-definitions scores it as a query without a relevant "
+                   "document")
+        self.stop = _Stop(qid, f"judged query '{qid}' {why}")
 
     def _converted(self, values: QueryValues, named: dict[str, list[tuple[str, Measure]]],
                    view: RankedView) -> QueryValues:
