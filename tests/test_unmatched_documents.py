@@ -147,3 +147,20 @@ def test_both_drop_in_modules_warn():
     assert values["q1"]["map"] == 0.0 and len(messages) == 1 and "mapping keys" in messages[0]
     messages, aggregate = caught(lambda: ir_measures.calc_aggregate([ir_measures.AP], QRELS, run))
     assert aggregate[ir_measures.AP] == 0.0 and len(messages) == 1
+
+
+def test_trec_eval_c_prints_trec_evals_zeros_for_a_run_sharing_no_query_and_says_why(tmp_path):
+    # trec_eval 10 -c prints these bytes for this run and these judgments (exit 0)
+    (tmp_path / "run").write_text("q9 Q0 d1 1 2.0 r\n")
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    out = CliRunner().invoke(main, ["trec_eval", "-c", "-m", "map", "-m", "P.5", "-m", "num_q",
+                                    str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert out.exit_code == 0
+    assert out.stdout == ("num_q                 \tall\t1\n"
+                          "map                   \tall\t0.0000\n"
+                          "P_5                   \tall\t0.0000\n")
+    assert out.stderr == ("warning: run 'r' shares no query with the judgments 'qrels' (1 run queries, 1 judged "
+                          "queries): every value is 0 for that reason, not for its ranking\n")
+    corrected = CliRunner().invoke(main, ["trec_eval", "-c", "--judged-definitions", "-m", "map",
+                                          str(tmp_path / "qrels"), str(tmp_path / "run")])
+    assert corrected.exit_code == 7 and corrected.stdout == ""

@@ -265,7 +265,8 @@ class _Evaluation:
             result = result_from_values(converted, measures, run=_record(self.run), qrels=_record(qrels),
                                         run_queries=self.run.num_queries,
                                         missing="zero" if self.options.complete else "skip",
-                                        depth=self.options.max_docs)
+                                        depth=self.options.max_docs,  # -c prints a run with no shared query's 0s
+                                        allow_unshared=self.options.complete and not self.options.judged_definitions)
             for entry, pairs in named.items():
                 by_entry[entry] = [self._column(entry, printed, m, converted.raw[m], result.aggregate[m], qrels)
                                    for printed, m in pairs]

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from judged.engine.kernels import kernel_values, view_key
-from judged.engine.matching import Matching, per_query_matching, warn_if_unmatched
+from judged.engine.matching import Matching, per_query_matching, warn_if_unmatched, warn_unshared
 from judged.engine.provenance import input_record, provenance_record
 from judged.engine.ranking import build_view
 from judged.engine.result import MeasureCounts, Result
@@ -226,6 +226,7 @@ def result_from_values(
     command: Sequence[str] | None = None,
     config: dict | None = None,
     engine: dict | None = None,
+    allow_unshared: bool = False,
 ) -> Result:
     """The :class:`Result` of :func:`evaluate` from merged per-query values and the inputs' records.
 
@@ -233,8 +234,10 @@ def result_from_values(
     ``path``, ``format``, ``sha256``, ``rows``, ``queries``, and for the
     judgments ``collapsed_duplicates``); ``run_queries`` counts the run's
     distinct queries. Raises :class:`NoJudgedQueriesError` when no judged
-    query was answered by the run; warns when the run's documents are not the
-    judgments' (:mod:`judged.engine.matching`).
+    query was answered by the run (with ``allow_unshared``, as trec_eval -c
+    does, every query scores its missing value and a warning says why);
+    warns when the run's documents are not the judgments'
+    (:mod:`judged.engine.matching`).
 
     >>> from judged.measures import parse
     >>> values = query_values(Run.from_dict({"q1": {"a": 1.0}}), Qrels.from_dict({"q1": {"a": 1}}), [parse("P@1")])
@@ -245,7 +248,11 @@ def result_from_values(
     if missing not in MISSING_POLICIES:
         raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
     if not (~values.missing).any():
-        raise no_shared_queries(run["name"], qrels["name"], run["path"] or run["name"], run_queries, qrels["queries"])
+        error = no_shared_queries(run["name"], qrels["name"], run["path"] or run["name"], run_queries,
+                                  qrels["queries"])
+        if not allow_unshared:
+            raise error
+        warn_unshared(error.problem)
     per_query, aggregate, counts = {}, {}, {}
     for m in measures:
         per_query[m], counts[m] = _apply_policies(values.raw[m], values.missing, m, missing)

@@ -101,6 +101,12 @@ _IDS_OF_FORMAT = {"trec": "TREC columns 1 and 3", "json": "JSON keys", "jsonl": 
                   "tsv": "qid and docid columns", "parquet": "qid and docid columns"}
 
 
+def warn_unshared(problem: str) -> None:
+    """Warn that a run sharing no query with the judgments (``problem`` says so) is scored anyway, as 0."""
+    warnings.warn(f"{problem}: every value is 0 for that reason, not for its ranking", UnmatchedDocumentsWarning,
+                  stacklevel=4)
+
+
 def warn_if_unmatched(matching: Matching, run: dict, qrels: dict) -> None:
     """Warn (:class:`UnmatchedDocumentsWarning`) when the run's documents are not the judgments' documents.
 
