@@ -164,3 +164,15 @@ def test_trec_eval_c_prints_trec_evals_zeros_for_a_run_sharing_no_query_and_says
     corrected = CliRunner().invoke(main, ["trec_eval", "-c", "--judged-definitions", "-m", "map",
                                           str(tmp_path / "qrels"), str(tmp_path / "run")])
     assert corrected.exit_code == 7 and corrected.stdout == ""
+
+
+def test_both_drop_in_modules_say_when_a_run_shares_no_query():
+    from judged import ir_measures, pytrec_eval
+
+    run = {"q9": {"d1": 1.0}}
+    messages, values = caught(lambda: pytrec_eval.RelevanceEvaluator(QRELS, {"map"}).evaluate(run))
+    assert values == {} and messages == [
+        "the run shares no query with the judgments (1 run queries, 2 judged queries): every value is 0 for that "
+        "reason, not for its ranking"]
+    messages, aggregate = caught(lambda: ir_measures.calc_aggregate([ir_measures.AP], QRELS, run))
+    assert aggregate == {ir_measures.AP: 0.0} and len(messages) == 1 and "shares no query" in messages[0]

@@ -101,6 +101,15 @@ _IDS_OF_FORMAT = {"trec": "TREC columns 1 and 3", "json": "JSON keys", "jsonl": 
                   "tsv": "qid and docid columns", "parquet": "qid and docid columns"}
 
 
+def unshared_problem(run_queries: int, judged_queries: int) -> str:
+    """What a run sharing no query with the judgments is, in the words of judged's error for it.
+
+    >>> unshared_problem(2, 5)
+    'the run shares no query with the judgments (2 run queries, 5 judged queries)'
+    """
+    return f"the run shares no query with the judgments ({run_queries} run queries, {judged_queries} judged queries)"
+
+
 def warn_unshared(problem: str) -> None:
     """Warn that a run sharing no query with the judgments (``problem`` says so) is scored anyway, as 0."""
     warnings.warn(f"{problem}: every value is 0 for that reason, not for its ranking", UnmatchedDocumentsWarning,

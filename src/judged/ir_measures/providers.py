@@ -38,6 +38,7 @@ from typing import Any
 import polars as pl
 
 from judged.engine.evaluate import evaluate
+from judged.engine.matching import unshared_problem, warn_unshared
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.ir_measures.inputs import qrels_frame, run_frame
@@ -97,6 +98,8 @@ class Evaluator:
         ranked = rank(run.filter(pl.col("qid").is_in(list(self.qrel_qids))), self._provider.ties,
                       self._provider.float32)
         if ranked.height == 0:
+            if run.height:  # every query takes its default: say it is for sharing none, not for the ranking
+                warn_unshared(unshared_problem(run["qid"].n_unique(), len(self.qrel_qids)))
             return
         judged_run = read_run(ranked)
         invocations: dict[Any, list[Measure]] = {}

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
+from judged.engine.matching import unshared_problem, warn_unshared
 from judged.io.inputs import Qrels, Run
 from judged.pytrec_eval import checks
 from judged.pytrec_eval.files import parse_qrel, parse_run
@@ -122,6 +123,8 @@ class RelevanceEvaluator:
             _warn([f"{nans} NaN score(s) ranked as -inf (pytrec_eval's place for a NaN depends on its sort)"])
             checked = {q: {d: -np.inf if s != s else s for d, s in docs.items()} for q, docs in checked.items()}
         asked = [qid for qid in checked if qid in self._judged]
+        if not asked:  # pytrec_eval answers {}: say it is for sharing no query
+            warn_unshared(unshared_problem(len(checked), len(self._judged)))
         specs = list(dict.fromkeys(spec for _, spec in self._keys if spec is not None))
         if not asked or not specs:
             return {qid: {key: 0.0 for key, _ in self._keys} for qid in asked}
