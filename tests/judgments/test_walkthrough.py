@@ -1,4 +1,4 @@
-"""The README's store walk-through, command by command as printed, ends in a working agreement report."""
+"""The judging walk-through (docs/walkthrough.md), command by command as printed, ends in an agreement report."""
 
 from __future__ import annotations
 
@@ -11,16 +11,16 @@ from click.testing import CliRunner
 
 from judged.cli import main
 
-README = Path(__file__).parents[2] / "README.md"
+WALKTHROUGH = Path(__file__).parents[2] / "docs" / "walkthrough.md"
 
 
 def _walkthrough() -> list[list[str]]:
-    text = README.read_text()
+    text = WALKTHROUGH.read_text()
     block = text.split("## Judgments: the store", 1)[1].split("```\n", 2)[1]
     return [shlex.split(line, comments=True) for line in block.splitlines() if line.startswith("judged ")]
 
 
-def test_the_readme_walkthrough_runs_and_ends_in_an_agreement_report(tmp_path, examples, monkeypatch):
+def test_the_walkthrough_runs_and_ends_in_an_agreement_report(tmp_path, examples, monkeypatch):
     shutil.copytree(examples, tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JUDGED_DB", raising=False)
@@ -36,12 +36,12 @@ def test_the_readme_walkthrough_runs_and_ends_in_an_agreement_report(tmp_path, e
     assert "linear kappa" in result.output and "gate (at least 300 pairs" in result.output
 
 
-def test_the_readmes_automatic_assessor_block_runs_after_the_walkthrough(tmp_path, examples, monkeypatch):
+def test_the_automatic_assessor_block_runs_after_the_walkthrough(tmp_path, examples, monkeypatch):
     """The block that imports the LLM judge, calibrates it and freezes with it, on the walk-through's store."""
     shutil.copytree(examples, tmp_path / "examples")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("JUDGED_DB", raising=False)
-    section = README.read_text().split("## Judgments: the store", 1)[1]
+    section = WALKTHROUGH.read_text().split("## Judgments: the store", 1)[1]
     block = next(b for b in section.split("```\n")[1::2] if b.startswith("judged import automatic"))
     automatic = [shlex.split(line, comments=True) for line in block.replace("\\\n", " ").splitlines()]
     assert [c[:3] for c in automatic] == [["judged", "import", "automatic"], ["judged", "calibrate",
