@@ -21,6 +21,10 @@ class UsageError(JudgedError, ValueError):
     """The request itself is wrong: an unknown measure, a bad parameter, conflicting options."""
 
 
+class ParameterTypeError(UsageError, TypeError):
+    """A parameter of the wrong type (a str where a count belongs): a ``TypeError`` as well."""
+
+
 class MeasureError(UsageError):
     """A measure string or parameter that cannot be understood."""
 

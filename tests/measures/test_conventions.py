@@ -13,13 +13,13 @@ import pytest
 from judged.cli import main
 from judged.engine import config as config_module
 from judged.engine.config import Config
-from judged.engine.evaluate import MISSING_POLICIES
 from judged.errors import InputError, MeasureError
 from judged.measures import Gain, Measure, parse, spec
 from judged.measures.conventions import (
     CONVENTIONS,
     EVALUATION_CONVENTIONS,
     MEASURE_CONVENTIONS,
+    MISSING_POLICIES,
     PARAM_ORDER,
     convention,
 )

@@ -96,7 +96,7 @@ import numpy as np
 import polars as pl
 
 from judged.analysis.bounds_search import closed_bound, exact_range
-from judged.engine.evaluate import MISSING_POLICIES, evaluate, reported_queries
+from judged.engine.evaluate import evaluate, reported_queries
 from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
@@ -105,6 +105,7 @@ from judged.measures.families.rbp import unjudged_weight
 from judged.measures.gains import discounts, gains, judged_gains
 from judged.measures.spec import Measure
 from judged.measures.views import measure_view, rank_order_sum
+from judged.params import convention_choice
 
 SCOPES = ("top_k", "retrieved")
 #: The families whose exact range over the unjudged grades judged derives.
@@ -206,8 +207,7 @@ def unjudged_bounds(
     looser bound instead of the exact range (default: always exact, which
     costs O(levels x unjudged) per query and iteration).
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    convention_choice("missing", missing)
     if scope not in SCOPES:
         raise UsageError(f"scope must be one of {'|'.join(SCOPES)}. Got {scope!r} instead.")
     if exact_limit is not None and (

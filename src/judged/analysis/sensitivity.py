@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import evaluate
 from judged.engine.result import Result
 from judged.io import read_qrels, read_run
 from judged.measures import parse
+from judged.measures.conventions import MISSING_POLICIES
 from judged.measures.spec import IDEALS, TIES, UNJUDGED, Gain, Measure
+from judged.params import convention_choice
 
 #: Variations that can score 1.0 without a perfect ranking: the ideal shrinks to what was
 #: returned, unjudged documents vanish, or ties are credited in the best order.
@@ -69,6 +71,7 @@ class Sensitivity:
 
 def sensitivity(runs, qrels, measure: Measure | str, *, missing: str = "skip") -> Sensitivity:
     """Evaluate ``runs`` under ``measure`` and under every one-convention variation of it."""
+    convention_choice("missing", missing)
     measure = parse(measure) if isinstance(measure, str) else measure
     qrels = read_qrels(qrels)
     runs = [read_run(r) for r in runs]

@@ -54,11 +54,12 @@ import numpy as np
 from judged.analysis.bounds import _grade_domain
 from judged.analysis.impact import OpenPair, grade_effects
 from judged.analysis.joint import JointPool, check_measure, joint_pool
-from judged.engine.evaluate import MISSING_POLICIES, evaluate
+from judged.engine.evaluate import evaluate
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
 from judged.measures.spec import Measure
+from judged.params import convention_choice
 
 #: A mean bound beyond 0 by no more than this is treated as touching 0 (the exact ranges round by about 1e-16).
 SETTLE_EPS = 1e-12
@@ -197,8 +198,7 @@ def settle(
     the unjudged documents whose grade can move an open bound (one exact solve
     per document, grade and open pair; ``could_matter`` is None without it).
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    convention_choice("missing", missing)
     if not 0 < alpha < 1:
         raise UsageError(f"alpha must lie strictly between 0 and 1. Got {alpha!r} instead.")
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 0:

@@ -27,9 +27,9 @@ from judged.errors import NoJudgedQueriesError, UsageError
 from judged.io import read_qrels, read_run
 from judged.io.inputs import Qrels, Run
 from judged.measures import parse
-from judged.measures.conventions import MISSING_POLICIES
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
+from judged.params import convention_choice
 
 
 def evaluate(
@@ -54,8 +54,7 @@ def evaluate(
     error, not 0.0. ``command`` and ``config`` (a team config's record, see
     :mod:`judged.engine.config`) are stored in the provenance.
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    convention_choice("missing", missing)
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
     run, qrels = read_run(run), read_qrels(qrels)
@@ -245,8 +244,7 @@ def result_from_values(
     >>> result_from_values(values, [parse("P@1")], run=record, qrels=record, run_queries=1).value("P@1")
     1.0
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    convention_choice("missing", missing)
     if not (~values.missing).any():
         error = no_shared_queries(run["name"], qrels["name"], run["path"] or run["name"], run_queries,
                                   qrels["queries"])

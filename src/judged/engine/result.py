@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from judged.errors import UsageError
 from judged.measures.spec import Measure
 
 
@@ -56,6 +57,8 @@ class Result:
         measure = self._measure(measure)
         if qid is None:
             return self.aggregate[measure]
+        if qid not in self.qids:
+            raise UsageError(f"qid {qid!r} is not one of the {len(self.qids)} judged queries of run {self.run!r}.")
         return float(self.values[measure][self.qids.index(qid)])
 
     def _measure(self, measure: Measure | str) -> Measure:

@@ -29,7 +29,6 @@ import polars as pl
 from pyspark.sql import functions as F
 
 from judged.engine.evaluate import (
-    MISSING_POLICIES,
     QueryValues,
     coverage_keys,
     merge_query_values,
@@ -40,6 +39,7 @@ from judged.engine.matching import ids_read_from
 from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
+from judged.params import convention_choice
 from judged.spark.buckets import OUT, STATS, BucketPlan, bucket_count
 from judged.spark.inputs import SparkInput, as_input
 from judged.spark.reading import raise_error
@@ -69,8 +69,7 @@ def evaluate(
     its file name, else ``run``). Bad rows raise :class:`~judged.InputError`
     with the local readers' messages.
     """
-    if missing not in MISSING_POLICIES:
-        raise UsageError(f"missing must be one of {'|'.join(MISSING_POLICIES)}. Got {missing!r} instead.")
+    convention_choice("missing", missing)
     if depth is not None and (not isinstance(depth, int) or depth < 1):
         raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
     wanted = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from judged import display
+from judged import display, params
 from judged.engine.config import ensure_same_conventions
 from judged.engine.result import Result
 from judged.errors import UsageError
@@ -195,6 +195,12 @@ def compare(
     """
     if len(results) < 2:
         raise UsageError("compare needs at least two runs.")
+    params.probability("alpha", alpha)
+    params.probability("power", power)
+    params.count("permutations", permutations)
+    params.count("resamples", resamples)
+    params.seed("seed", seed)
+    params.count("worst", worst, minimum=0)
     if correction not in CORRECTIONS:
         raise UsageError(f"correction must be one of {'|'.join(CORRECTIONS)}. Got {correction!r} instead.")
     if family not in FAMILIES:
