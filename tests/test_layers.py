@@ -28,6 +28,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("judged.extras",),
     # every convention's name, choices, default and meaning, declared once
     ("judged.measures.conventions",),
+    # the kinds of parameter the public verbs take, each checked once (conventions' choices come from the table)
+    ("judged.params",),
     # reading runs and judgments (TREC, tabular, JSON, the native reader) and writing files atomically
     ("judged.io",),
     # the ranked per-query view every measure kernel reads
