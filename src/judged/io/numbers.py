@@ -12,7 +12,7 @@ surrounding Unicode whitespace. judged reads only ASCII:
 - a grade is ``[+-]`` digits and must fit in 64 bits; more digits than that
   are out of range, never a crash (Python's ``int()`` refuses 4,300 digits).
 
-docs/formats.md states the rule for users. The C reader (src/judged/_native.c)
+docs/formats.md states the rule for users. The C reader (src/judged/_native_src/lines.c)
 accepts a subset of it and leaves every other text to these functions.
 
 >>> parse_score("1e-3"), parse_score("-.5"), parse_score("1_0"), parse_score("٣")
