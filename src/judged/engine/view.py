@@ -12,11 +12,15 @@ rule that decided that order lives in :mod:`judged.engine.ranking`, which builds
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, TypeVar
 
 import numpy as np
 import polars as pl
+
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True, eq=False)
@@ -81,11 +85,31 @@ class RankedView:
     ideal_grade: np.ndarray  # per query, grades >= 0 of every judged document, descending
     ties: str
     docid: pl.Series | None = None
-    _derived: dict = field(default_factory=dict, repr=False)
+    _derived: dict[Hashable, Any] = field(default_factory=dict, repr=False)  # :meth:`derived`'s values
 
     @property
     def num_queries(self) -> int:
         return len(self.qids)
+
+    def derived(self, key: Hashable, compute: Callable[[], _T]) -> _T:
+        """``compute()``, computed once per view and ``key``: the measures of one evaluation (every cutoff, every
+        family reading the same gains) share what they derive from the view. Arrays come back read-only, so no
+        measure can change what another reads.
+
+        >>> view = RankedView(["q"], np.array([False]), np.array([False]), np.array([0, 1]), np.array([2]),
+        ...                   np.array([True]), np.zeros(1), np.array([0, 1]), np.array([2]), "trec")
+        >>> first = view.derived(("double", 2), lambda: view.grade * 2)
+        >>> view.derived(("double", 2), lambda: view.grade * 3) is first, first.flags.writeable
+        (True, False)
+        """
+        if key not in self._derived:
+            value = compute()
+            for part in value if isinstance(value, tuple) else (value,):
+                if isinstance(part, np.ndarray):
+                    part.setflags(write=False)
+            self._derived[key] = value
+        cached: _T = self._derived[key]
+        return cached
 
     @cached_property
     def lengths(self) -> np.ndarray:
@@ -105,11 +129,8 @@ class RankedView:
 
     def top(self, k: int | None) -> Top:
         """The rows ranked in the first ``k`` of each query (all rows when ``k`` is None)."""
-        key = ("top", k)
-        if key not in self._derived:
-            counts = self.lengths if k is None else np.minimum(self.lengths, k)
-            self._derived[key] = Top(self.offsets, counts)
-        return self._derived[key]
+        return self.derived(("top", k), lambda: Top(self.offsets, self.lengths if k is None
+                                                     else np.minimum(self.lengths, k)))
 
     def ideal_top(self, k: int | None) -> Top:
         """The first ``k`` ideal grades of each query (all when ``k`` is None)."""
@@ -139,11 +160,7 @@ class RankedView:
 
     def num_relevant(self, rel: int) -> np.ndarray:
         """Judged documents with grade >= ``rel``, per query (from the judgments, not the run); counted once."""
-        key = ("num_relevant", rel)
-        if key not in self._derived:
-            self._derived[key] = self.ideal_top(None).sum(self.ideal_grade >= rel)
-            self._derived[key].setflags(write=False)
-        return self._derived[key]
+        return self.derived(("num_relevant", rel), lambda: self.ideal_top(None).sum(self.ideal_grade >= rel))
 
     def num_nonrelevant(self, rel: int) -> np.ndarray:
         """Judged documents with grade < ``rel``, per query."""
@@ -151,25 +168,23 @@ class RankedView:
 
     def relevant(self, rel: int) -> np.ndarray:
         """Per row: judged with grade >= ``rel``."""
-        key = ("relevant", rel)
-        if key not in self._derived:
-            self._derived[key] = self.judged & (self.grade >= rel)
-        return self._derived[key]
+        return self.derived(("relevant", rel), lambda: self.judged & (self.grade >= rel))
 
     def tie_bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """Per row, the 0-based ranks [start, stop) of its group of equal scores within the query."""
-        if "ties" not in self._derived:
-            n = len(self.score)
-            new_group = np.ones(n, dtype=bool)
-            if n > 1:
-                new_group[1:] = self.score[1:] != self.score[:-1]
-            new_group[self.offsets[:-1][self.lengths > 0]] = True
-            group = np.cumsum(new_group) - 1
-            first = np.flatnonzero(new_group)
-            size = np.diff(np.append(first, n))
-            start = self.rank[first][group].astype(np.int64)
-            self._derived["ties"] = (start, start + size[group])
-        return self._derived["ties"]
+        return self.derived("ties", self._tie_bounds)
+
+    def _tie_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        n = len(self.score)
+        new_group = np.ones(n, dtype=bool)
+        if n > 1:
+            new_group[1:] = self.score[1:] != self.score[:-1]
+        new_group[self.offsets[:-1][self.lengths > 0]] = True
+        group = np.cumsum(new_group) - 1
+        first = np.flatnonzero(new_group)
+        size = np.diff(np.append(first, n))
+        start = self.rank[first][group].astype(np.int64)
+        return start, start + size[group]
 
     def ties_across(self, k: int) -> np.ndarray:
         """Per query: does a group of equal scores straddle the cutoff (ranks k and k+1 tie)?"""
@@ -181,44 +196,63 @@ class RankedView:
 
     def judged_only(self) -> RankedView:
         """The condensed view: unjudged rows removed before any cutoff (trec_eval -J)."""
-        if "judged_only" not in self._derived:
-            keep = self.judged
-            counts = self.top(None).sum(keep).astype(np.int64)
-            self._derived["judged_only"] = RankedView(
-                qids=self.qids,
-                missing=self.missing,
-                run_only=self.run_only,
-                offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-                grade=self.grade[keep],
-                judged=self.judged[keep],
-                score=self.score[keep],
-                docid=None if self.docid is None else self.docid.filter(pl.Series(keep)),
-                ideal_offsets=self.ideal_offsets,
-                ideal_grade=self.ideal_grade,
-                ties=self.ties,
-            )
-        return self._derived["judged_only"]
+        return self.derived("judged_only", self._judged_only)
+
+    def _judged_only(self) -> RankedView:
+        keep = self.judged
+        counts = self.top(None).sum(keep).astype(np.int64)
+        return RankedView(
+            qids=self.qids,
+            missing=self.missing,
+            run_only=self.run_only,
+            offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+            grade=self.grade[keep],
+            judged=self.judged[keep],
+            score=self.score[keep],
+            docid=None if self.docid is None else self.docid.filter(pl.Series(keep)),
+            ideal_offsets=self.ideal_offsets,
+            ideal_grade=self.ideal_grade,
+            ties=self.ties,
+        )
+
+    def reordered(self, order: np.ndarray) -> RankedView:
+        """This view with its rows taken in ``order``, a permutation within each query (scores stay in place:
+        only which document holds each rank changes); nothing derived from this view carries over."""
+        return RankedView(
+            qids=self.qids,
+            missing=self.missing,
+            run_only=self.run_only,
+            offsets=self.offsets,
+            grade=self.grade[order],
+            judged=self.judged[order],
+            score=self.score,
+            docid=None if self.docid is None else self.docid.gather(order),
+            ideal_offsets=self.ideal_offsets,
+            ideal_grade=self.ideal_grade,
+            ties=self.ties,
+        )
 
     def returned_ideal(self) -> RankedView:
         """This view with the ideal list built from the returned judged documents only (scikit-learn's ideal).
 
         Unjudged returned documents take no place in it, as they take none in the judged ideal.
         """
-        if "returned_ideal" not in self._derived:
-            query = self.qidx[self.judged]
-            grades = self.grade[self.judged]
-            order = np.lexsort((-grades, query))
-            self._derived["returned_ideal"] = RankedView(
-                qids=self.qids,
-                missing=self.missing,
-                run_only=self.run_only,
-                offsets=self.offsets,
-                grade=self.grade,
-                judged=self.judged,
-                score=self.score,
-                docid=self.docid,
-                ideal_offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=self.num_queries)))),
-                ideal_grade=grades[order],
-                ties=self.ties,
-            )
-        return self._derived["returned_ideal"]
+        return self.derived("returned_ideal", self._returned_ideal)
+
+    def _returned_ideal(self) -> RankedView:
+        query = self.qidx[self.judged]
+        grades = self.grade[self.judged]
+        order = np.lexsort((-grades, query))
+        return RankedView(
+            qids=self.qids,
+            missing=self.missing,
+            run_only=self.run_only,
+            offsets=self.offsets,
+            grade=self.grade,
+            judged=self.judged,
+            score=self.score,
+            docid=self.docid,
+            ideal_offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=self.num_queries)))),
+            ideal_grade=grades[order],
+            ties=self.ties,
+        )

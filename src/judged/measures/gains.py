@@ -42,11 +42,7 @@ def view_gains(view: RankedView, gain: Gain) -> np.ndarray:
     >>> view_gains(view, Gain("exp")).tolist()   # b is unjudged
     [3.0, 0.0, 1.0]
     """
-    key = ("judged_gains", gain)
-    if key not in view._derived:
-        view._derived[key] = judged_gains(view.grade, view.judged, gain)
-        view._derived[key].setflags(write=False)
-    return view._derived[key]
+    return view.derived(("judged_gains", gain), lambda: judged_gains(view.grade, view.judged, gain))
 
 
 def gained_hits(view: RankedView, gain: Gain) -> tuple[Hits, np.ndarray]:
@@ -64,13 +60,12 @@ def gained_hits(view: RankedView, gain: Gain) -> tuple[Hits, np.ndarray]:
     >>> hits.position.tolist(), values.tolist()
     ([2], [2.0])
     """
-    key = ("gained_hits", gain)
-    if key not in view._derived:
+    def compute() -> tuple[Hits, np.ndarray]:
         values = gains(view.judged_grades, gain)
         keep = values != 0
-        view._derived[key] = judged_hits(view).where(keep), values[keep]
-        view._derived[key][1].setflags(write=False)
-    return view._derived[key]
+        return judged_hits(view).where(keep), values[keep]
+
+    return view.derived(("gained_hits", gain), compute)
 
 
 def judged_gains(grades: np.ndarray, judged: np.ndarray, gain: Gain) -> np.ndarray:
@@ -134,12 +129,11 @@ def scaled_gains(view: RankedView, measure: Measure) -> np.ndarray:
     >>> scaled_gains(view, parse("SDCG(max_rel=3)@3")).tolist()
     [0.3333333333333333, 1.0, 0.0]
     """
-    key = ("scaled_gains", measure.gain, measure.max_rel)
-    if key not in view._derived:  # the C/W/L measures, at every cutoff, read the same gains
+    def compute() -> np.ndarray:  # the C/W/L measures, at every cutoff, read the same gains
         row_scale = np.repeat(top_gains(view, measure), np.diff(view.offsets))
-        view._derived[key] = view_gains(view, measure.gain) / row_scale  # an unjudged row's 0 stays 0
-        view._derived[key].setflags(write=False)
-    return view._derived[key]
+        return view_gains(view, measure.gain) / row_scale  # an unjudged row's 0 stays 0
+
+    return view.derived(("scaled_gains", measure.gain, measure.max_rel), compute)
 
 
 def scaled_gained_hits(view: RankedView, measure: Measure) -> tuple[Hits, np.ndarray]:
@@ -153,12 +147,11 @@ def scaled_gained_hits(view: RankedView, measure: Measure) -> tuple[Hits, np.nda
     >>> scaled_gained_hits(view, parse("RBP(max_rel=3)"))[1].tolist()
     [0.3333333333333333, 1.0]
     """
-    key = ("scaled_gained_hits", measure.gain, measure.max_rel)
-    if key not in view._derived:  # RBP at every p and cutoff reads the same gains
+    def compute() -> tuple[Hits, np.ndarray]:  # RBP at every p and cutoff reads the same gains
         hits, values = gained_hits(view, measure.gain)
-        view._derived[key] = hits, values / top_gains(view, measure)[hits.query]
-        view._derived[key][1].setflags(write=False)
-    return view._derived[key]
+        return hits, values / top_gains(view, measure)[hits.query]
+
+    return view.derived(("scaled_gained_hits", measure.gain, measure.max_rel), compute)
 
 
 def top_gains(view: RankedView, measure: Measure) -> np.ndarray:

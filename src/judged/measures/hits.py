@@ -102,22 +102,14 @@ _STRIDE = np.int64(1) << 32
 
 def relevant_hits(view: RankedView, rel: int) -> Hits:
     """The relevant rows (judged, grade >= ``rel``) of ``view``, computed once per view and threshold."""
-    key = ("relevant_hits", rel)
-    if key not in view._derived:
-        view._derived[key] = judged_hits(view).where(view.judged_grades >= rel)
-    return view._derived[key]
+    return view.derived(("relevant_hits", rel), lambda: judged_hits(view).where(view.judged_grades >= rel))
 
 
 def nonrelevant_hits(view: RankedView, rel: int) -> Hits:
     """The judged non-relevant rows (grade < ``rel``) of ``view``, computed once per view and threshold."""
-    key = ("nonrelevant_hits", rel)
-    if key not in view._derived:
-        view._derived[key] = judged_hits(view).where(view.judged_grades < rel)
-    return view._derived[key]
+    return view.derived(("nonrelevant_hits", rel), lambda: judged_hits(view).where(view.judged_grades < rel))
 
 
 def judged_hits(view: RankedView) -> Hits:
     """The judged rows of ``view`` (pooled-but-unjudged rows are not judged), computed once per view."""
-    if "judged_hits" not in view._derived:
-        view._derived["judged_hits"] = Hits.at(view, view.judged_rows)
-    return view._derived["judged_hits"]
+    return view.derived("judged_hits", lambda: Hits.at(view, view.judged_rows))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from judged.engine.view import RankedView, Top
@@ -42,16 +40,14 @@ def by_gain_within_ties(view: RankedView, gain: Gain, *, descending: bool) -> Ra
     >>> base.judged.tolist(), by_gain_within_ties(base, Gain.parse("{0:1}"), descending=False).judged.tolist()
     ([True, False], [False, True])
     """
-    key = ("by_gain_within_ties", gain, descending)
-    if key not in view._derived:
+    def compute() -> RankedView:
         row_gain = np.where(view.judged, gains(view.grade, gain), 0.0)
         start, _ = view.tie_bounds()
         group = view.offsets[view.qidx] + start
         order = np.lexsort((np.arange(len(row_gain)), -row_gain if descending else row_gain, group))
-        view._derived[key] = dataclasses.replace(
-            view, grade=view.grade[order], judged=view.judged[order],
-            docid=None if view.docid is None else view.docid.gather(order), _derived={})
-    return view._derived[key]
+        return view.reordered(order)
+
+    return view.derived(("by_gain_within_ties", gain, descending), compute)
 
 
 def tie_weights(view: RankedView, cutoff: int | None, unit: np.ndarray | None = None) -> np.ndarray:

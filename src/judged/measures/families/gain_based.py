@@ -71,10 +71,7 @@ class _GainWalk:
     def of(cls, view: RankedView, measure: Measure) -> _GainWalk:
         """The walk of ``view`` under ``measure``'s gain, built once per view and gain: G, nDCG_rel, Rndcg and
         nDCG_p of one evaluation share it."""
-        key = ("gain_walk", measure.gain)
-        if key not in view._derived:
-            view._derived[key] = cls(view, measure)
-        return view._derived[key]
+        return view.derived(("gain_walk", measure.gain), lambda: cls(view, measure))
 
     def dcg_at(self, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
         """DCG of the top ``depth`` rows of each ``query`` (all rows when fewer were retrieved)."""

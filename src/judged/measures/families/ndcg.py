@@ -50,12 +50,11 @@ def running_dcg(view: RankedView, gain: Gain) -> np.ndarray:
     >>> [round(v, 4) for v in running_ideal_dcg(view, Gain()).tolist()]   # c then a: 2, 2 + 1/log2(3)
     [2.0, 2.6309]
     """
-    key = ("running_dcg", gain)
-    if key not in view._derived:
+    def compute() -> np.ndarray:
         hits, values = gained_hits(view, gain)
-        view._derived[key] = running_sums(hits.offsets, values * discounts(hits.position))
-        view._derived[key].setflags(write=False)
-    return view._derived[key]
+        return running_sums(hits.offsets, values * discounts(hits.position))
+
+    return view.derived(("running_dcg", gain), compute)
 
 
 def dcg_at(view: RankedView, gain: Gain, query: np.ndarray, depth: np.ndarray) -> np.ndarray:
@@ -78,13 +77,11 @@ def ideal_dcg(view: RankedView, measure: Measure) -> np.ndarray:
 def running_ideal_dcg(view: RankedView, gain: Gain) -> np.ndarray:
     """Per ideal row, the ideal DCG down to it (negative gains count 0), added in rank order like
     :func:`running_dcg`, so a ranking in the ideal order scores exactly 1.0 (example there)."""
-    key = ("running_ideal_dcg", gain)
-    if key not in view._derived:
+    def compute() -> np.ndarray:
         ranks = view.ideal_top(None).positions
-        view._derived[key] = running_sums(view.ideal_offsets,
-                                          np.maximum(ideal_gains(view, gain), 0.0) * discounts(ranks))
-        view._derived[key].setflags(write=False)
-    return view._derived[key]
+        return running_sums(view.ideal_offsets, np.maximum(ideal_gains(view, gain), 0.0) * discounts(ranks))
+
+    return view.derived(("running_ideal_dcg", gain), compute)
 
 
 def ideal_gains(view: RankedView, gain: Gain) -> np.ndarray:
