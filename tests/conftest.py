@@ -15,7 +15,8 @@ if os.environ.get("CI"):
 
 # --doctest-modules would import every conftest.py under tests/ as a module named "conftest", and two of
 # them collide when directories are named on the command line; they hold fixtures, not doctests.
-collect_ignore_glob = ["*/conftest.py"]
+# tests/data holds test data and the generators of recorded values (one needs PyTorch, not in the test extra).
+collect_ignore_glob = ["*/conftest.py", "data/*"]
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples"

@@ -1,11 +1,11 @@
-"""Presets reproduce each library's per-query numbers: equality against the installed libraries.
+"""Presets reproduce each library's per-query numbers: equality against the installed libraries, and against
+the values of TorchMetrics and ranx recorded by tests/data/<library>/generate.py (PyTorch is gigabytes, ranx
+brings numba and LLVM: the test install carries neither; where they are installed, a test regenerates the
+values and compares).
 
-Every test draws seeded collections (``collection``) built to hit the edges:
-judged queries the run missed, a run-only query, queries with no relevant
-judgment, negative grades (pooled but unjudged), retrieved documents never
-judged, judged documents never retrieved, and docids whose byte order is not
-their numeric order. Scores are multiples of 1/8 or 1/4, exact in float32, so
-trec_eval's and TorchMetrics' float scores change nothing.
+Every test draws the seeded collections of tests/preset_collections.py, built
+to hit the edges (its docstring lists them). Scores are multiples of 1/8 or
+1/4, exact in float32, so trec_eval's and TorchMetrics' float scores change nothing.
 
 Where a library orders tied scores in a way judged cannot state (ranx:
 arbitrary; ir_measures' RR@k: docid ascending; TorchMetrics' P, RR, HitRate:
@@ -17,26 +17,31 @@ library to 1e-9.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import json
 import math
 import re
+from pathlib import Path
 
 import ir_measures
-import numpy as np
 import pytest
 import pytrec_eval
 import pytrec_eval_ext
-import torch
-from ranx import Qrels as RanxQrels
-from ranx import Run as RanxRun
-from ranx import evaluate as ranx_evaluate
-from sklearn.metrics import dcg_score, ndcg_score
-from torchmetrics.functional.retrieval import (
-    retrieval_hit_rate,
-    retrieval_normalized_dcg,
-    retrieval_precision,
-    retrieval_reciprocal_rank,
+from preset_collections import (  # tests/ is on sys.path under pytest (no __init__.py)
+    GAINS,
+    RANX_BURGES_PAIRS,
+    RANX_PAIRS,
+    TIE_FREE,
+    TIED,
+    TORCH_BINARY,
+    TORCH_NDCG,
+    TORCH_NOREL,
+    collection_digest,
+    rows,
+    rows_digest,
+    with_written,
 )
-from torchmetrics.retrieval import RetrievalNormalizedDCG
+from sklearn.metrics import dcg_score, ndcg_score
 
 import judged
 from judged import presets
@@ -44,44 +49,6 @@ from judged.errors import MeasureError, UsageError
 
 EXACT = 1e-9
 FLOAT32 = 1e-6
-
-# ranx's numba kernels warn about a uint64 -> int64 cast of hashed doc ids; not ours to fix.
-pytestmark = pytest.mark.filterwarnings("ignore::numba.core.errors.NumbaTypeSafetyWarning")
-
-
-def collection(seed: int, *, ties: bool, queries: int = 30) -> tuple[dict, dict]:
-    """``(run, qrels)`` dicts: ``queries`` judged queries, every 9th missing from the run, one run-only query.
-
-    With ``ties`` the scores take four values (many ties); without, each query's
-    scores are distinct. All scores are positive multiples of 1/8 (exact in float32).
-    """
-    rng = np.random.default_rng(seed)
-    run: dict[str, dict[str, float]] = {}
-    qrels: dict[str, dict[str, int]] = {}
-    for i in range(queries):
-        qid = f"q{i:02d}"
-        judged_docs = [f"d{j}" for j in rng.permutation(30)[: int(rng.integers(1, 16))]]
-        grades = rng.choice([-1, 0, 0, 1, 1, 2, 3], size=len(judged_docs))
-        if i % 6 == 1:
-            grades = np.minimum(grades, 0)  # no relevant judgment
-        if grades.max() < 0:
-            grades[0] = 0  # trec_eval misreads a query whose grades are all negative
-        qrels[qid] = {d: int(g) for d, g in zip(judged_docs, grades)}
-        if i % 9 == 4:
-            continue  # judged, missing from the run
-        retrieved = [f"d{j}" for j in rng.permutation(30)[: int(rng.integers(2, 21))]]
-        if ties:
-            scores = rng.integers(1, 5, size=len(retrieved)) / 4.0
-        else:
-            scores = (rng.permutation(len(retrieved)) + 1) / 8.0
-        run[qid] = {d: float(s) for d, s in zip(retrieved, scores)}
-    run["run_only"] = {"d1": 1.0, "d2": 0.5}
-    return run, qrels
-
-
-TIED = collection(1, ties=True)
-TIE_FREE = collection(2, ties=False)
-
 
 def judged_values(preset: str, measures: list[str], run, qrels) -> dict[str, dict[str, float]]:
     """judged's per-query values under ``preset``, by the measure string as given (NaN left out)."""
@@ -101,6 +68,16 @@ def assert_same(mine: dict[str, float], theirs: dict[str, float], what: str, tol
     )
     bad = {q: (mine[q], theirs[q]) for q in mine if not math.isclose(mine[q], theirs[q], rel_tol=0, abs_tol=tol)}
     assert not bad, f"{what}: {len(bad)} queries differ (judged, library): {dict(list(bad.items())[:4])}"
+
+
+def load_generator(library: str):
+    """tests/data/<library>/generate.py as a module, to compare what it records with the installed library."""
+    spec = importlib.util.spec_from_file_location(f"generate_{library}",
+                                                  Path(__file__).parent / "data" / library / "generate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def with_params(text: str, **params) -> str:
@@ -232,85 +209,50 @@ def test_ir_measures_rr_at_k_breaks_ties_as_the_msmarco_provider_does():
 
 
 # ---------------------------------------------------------------------------------------------
-# ranx (tie-free: ranx orders ties arbitrarily)
+# ranx (tie-free: ranx orders ties arbitrarily), from values recorded by tests/data/ranx/generate.py
 
-RANX_PAIRS = {
-    "nDCG@5": "ndcg@5", "nDCG": "ndcg", "nDCG(gain=exp)@5": "ndcg_burges@5", "nDCG(gain={1:0})@5": "ndcg@5-l2",
-    "DCG@5": "dcg@5", "P@5": "precision@5", "P": "precision", "P(rel=2)@5": "precision@5-l2",
-    "R@10": "recall@10", "R": "recall", "AP": "map", "AP@5": "map@5", "RR": "mrr", "RR@3": "mrr@3",
-    "Success@3": "hit_rate@3", "Success": "hit_rate", "Rprec": "r-precision", "Rprec(rel=2)": "r-precision-l2",
-}
-RANX_BURGES_PAIRS = {"nDCG@5": "ndcg_burges@5", "nDCG": "ndcg_burges", "DCG@5": "dcg_burges@5",
-                     "DCG": "dcg_burges"}
+RANX = json.loads((Path(__file__).parent / "data" / "ranx" / "recorded.json").read_text())
 
 
-def ranx_values(metrics: list[str], run, qrels) -> dict[str, dict[str, float]]:
-    ranx_run = RanxRun(run)
-    ranx_evaluate(RanxQrels(qrels), ranx_run, metrics, return_mean=False, make_comparable=True)
-    return {m: {q: float(v) for q, v in ranx_run.scores[m].items()} for m in metrics}
+def test_the_ranx_values_were_recorded_from_this_collection():
+    assert RANX["generated_by"] == "tests/data/ranx/generate.py" and set(RANX["versions"]) >= {"ranx", "python"}
+    assert RANX["collection"] == collection_digest(*TIE_FREE), "rerun tests/data/ranx/generate.py"
+    assert set(RANX["values"]) == set(RANX_PAIRS.values()) | set(RANX_BURGES_PAIRS.values())
 
 
 @pytest.mark.parametrize("preset,pairs", [("ranx", RANX_PAIRS), ("ranx_burges", RANX_BURGES_PAIRS)])
 def test_ranx_presets_match_ranx(preset, pairs):
     """Per query, with make_comparable=True: missing queries 0, run-only queries dropped."""
     run, qrels = TIE_FREE
-    theirs = ranx_values(list(pairs.values()), run, qrels)
     mine = judged_values(preset, list(pairs), run, qrels)
     for measure, name in pairs.items():
         assert presets.get(preset).library_measure(measure) == name
-        assert_same(mine[measure], theirs[name], f"{preset} {measure} vs {name}")
+        assert_same(mine[measure], RANX["values"][name], f"{preset} {measure} vs {name}")
 
 
 def test_ranx_refuses_missing_queries_without_make_comparable():
     """The caveat behind missing='zero': plain ranx.evaluate refuses differing query sets."""
-    run, qrels = TIE_FREE
-    with pytest.raises(AssertionError, match="make_comparable"):
-        ranx_evaluate(RanxQrels(qrels), RanxRun(run), ["ndcg@5"], return_mean=False)
+    assert "make_comparable=True" in RANX["without_make_comparable"]
+    assert any("make_comparable" in caveat for caveat in presets.get("ranx").caveats)
+
+
+def test_the_recorded_ranx_values_are_what_the_installed_ranx_gives():
+    """Where ranx is installed (it is not in the test extra), the generator reproduces the file."""
+    pytest.importorskip("ranx")
+    generate = load_generator("ranx")
+    assert generate.values() == RANX["values"]
+    assert generate.refusal() == RANX["without_make_comparable"]
 
 
 # ---------------------------------------------------------------------------------------------
 # scikit-learn and TorchMetrics: one row of candidates per query, built from what the run retrieved
-
-GAINS = {
-    "linear": lambda g: float(g),
-    "exp": lambda g: 2.0**g - 1.0,
-    "{1:1,2:2.5,3:10}": lambda g: {1: 1.0, 2: 2.5, 3: 10.0}.get(g, float(g)),
-}
-
-
-def rows(run, qrels, gain=GAINS["linear"], drop=False, rel=None):
-    """Per judged query in the run: (scores, relevance) of its candidates; relevance = gain, 0 if unjudged.
-
-    With ``rel``, relevance is binary (grade >= rel). With ``drop``, unjudged
-    candidates (and negative grades, pooled but unjudged) are left out.
-    """
-    out = {}
-    for qid, docs in run.items():
-        if qid not in qrels:
-            continue
-        scores, relevance = [], []
-        for doc, score in docs.items():
-            grade = qrels[qid].get(doc, -1)
-            if drop and grade < 0:
-                continue
-            scores.append(score)
-            if rel is not None:
-                relevance.append(float(grade >= rel))
-            else:
-                relevance.append(gain(grade) if grade > 0 else 0.0)
-        out[qid] = (np.array(scores), np.array(relevance))
-    return out
-
 
 @pytest.mark.parametrize("gain", list(GAINS))
 @pytest.mark.parametrize("drop", [False, True])
 def test_sklearn_preset_matches_ndcg_score_and_dcg_score(gain, drop):
     """Ties averaged, ideal from the candidates; queries with fewer than 2 candidates are sklearn errors."""
     run, qrels = TIED
-    params = [] if gain == "linear" else [f"gain={gain}"]
-    if drop:
-        params.append("unjudged=drop")
-    written = f"({','.join(params)})" if params else ""
+    written = with_written(gain, drop)
     measures = {f"nDCG{written}@5": (ndcg_score, 5), f"nDCG{written}@10": (ndcg_score, 10),
                 f"nDCG{written}": (ndcg_score, None), f"DCG{written}@5": (dcg_score, 5),
                 f"DCG{written}": (dcg_score, None)}
@@ -331,75 +273,77 @@ def test_sklearn_preset_scores_norel_rows_zero():
     assert empty and all(mine[q] == 0.0 for q in empty)
 
 
-def torch_row(scores, relevance, integer=True):
-    target = torch.tensor(relevance, dtype=torch.long if integer else torch.float64)
-    return torch.tensor(scores, dtype=torch.float64), target
+RECORDED = json.loads((Path(__file__).parent / "data" / "torchmetrics" / "recorded.json").read_text())
+
+
+def recorded(case: str, data: dict | None) -> dict[str, float]:
+    """TorchMetrics' per-query values for ``case``, after checking they were computed from ``data``'s rows."""
+    entry = RECORDED["cases"][case]
+    if data is not None:
+        assert entry["rows"] == rows_digest(data), (
+            f"{case}: the recorded values were computed from other rows; rerun tests/data/torchmetrics/generate.py")
+    return entry["values"]
 
 
 @pytest.mark.parametrize("gain", list(GAINS))
 @pytest.mark.parametrize("drop", [False, True])
 def test_torchmetrics_preset_matches_retrieval_normalized_dcg(gain, drop):
     run, qrels = TIED
-    params = [] if gain == "linear" else [f"gain={gain}"]
-    if drop:
-        params.append("unjudged=drop")
-    written = f"({','.join(params)})" if params else ""
-    measures = {f"nDCG{written}@5": 5, f"nDCG{written}@10": 10, f"nDCG{written}": None}
-    mine = judged_values("torchmetrics", list(measures), run, qrels)
+    written = with_written(gain, drop)
+    measures = {measure: measure.replace("nDCG", f"nDCG{written}") for measure in TORCH_NDCG}
+    mine = judged_values("torchmetrics", list(measures.values()), run, qrels)
     data = {q: row for q, row in rows(run, qrels, GAINS[gain], drop).items() if len(row[0])}
-    integer = gain != "{1:1,2:2.5,3:10}"
-    for measure, k in measures.items():
-        theirs = {q: float(retrieval_normalized_dcg(*torch_row(s, r, integer), top_k=k)) for q, (s, r) in data.items()}
+    for plain, measure in measures.items():
+        theirs = recorded(f"ndcg {gain} {'drop' if drop else 'zero'} {plain}", data)
         assert_same({q: mine[measure][q] for q in data}, theirs, f"torchmetrics {measure}", FLOAT32)
 
 
-@pytest.mark.parametrize("norel,action", [("0", "neg"), ("1", "pos"), ("skip", "skip")])
-def test_torchmetrics_norel_is_empty_target_action(norel, action):
+@pytest.mark.parametrize("norel", list(TORCH_NOREL))
+def test_torchmetrics_norel_is_empty_target_action(norel):
     """The module's empty_target_action for a query with no positive target is judged's norel."""
     run, qrels = TIED
     data = {q: row for q, row in rows(run, qrels).items() if len(row[0])}
-    captured = []
-    metric = RetrievalNormalizedDCG(top_k=5, empty_target_action=action,
-                                    aggregation=lambda values, dim=None: captured.append(values) or values.mean())
-    order = sorted(data)
-    for index, q in enumerate(order):
-        scores, relevance = data[q]
-        preds, target = torch_row(scores, relevance)
-        metric.update(preds, target, indexes=torch.full_like(target, index))
-    metric.compute()
-    kept = [q for q in order if action != "skip" or data[q][1].any()]
-    theirs = dict(zip(kept, captured[0].tolist()))
+    theirs = recorded(f"norel {norel}", data)
     mine = judged_values("torchmetrics", [f"nDCG(norel={norel})@5"], run, qrels)[f"nDCG(norel={norel})@5"]
     assert_same({q: v for q, v in mine.items() if q in data}, theirs, f"torchmetrics norel={norel}", FLOAT32)
-
-
-TORCH_BINARY = {
-    "P@5": (retrieval_precision, 5, 1), "P@30": (retrieval_precision, 30, 1), "P": (retrieval_precision, None, 1),
-    "P(rel=2)@5": (retrieval_precision, 5, 2), "RR": (retrieval_reciprocal_rank, None, 1),
-    "RR@3": (retrieval_reciprocal_rank, 3, 1), "RR(rel=2)": (retrieval_reciprocal_rank, None, 2),
-    "Success@3": (retrieval_hit_rate, 3, 1), "Success": (retrieval_hit_rate, None, 1),
-}
 
 
 @pytest.mark.parametrize("drop", [False, True])
 def test_torchmetrics_preset_matches_binary_retrieval_metrics(drop):
     """P, RR and HitRate on tie-free, positive scores (the preset's caveats)."""
     run, qrels = TIE_FREE
-    measures = {with_params(m, unjudged="drop" if drop else "zero"): spec for m, spec in TORCH_BINARY.items()}
-    mine = judged_values("torchmetrics", list(measures), run, qrels)
-    for measure, (fn, k, rel) in measures.items():
-        data = {q: row for q, row in rows(run, qrels, drop=drop, rel=rel).items() if len(row[0])}
-        theirs = {q: float(fn(*torch_row(s, r), top_k=k)) for q, (s, r) in data.items()}
+    measures = {plain: with_params(plain, unjudged="drop" if drop else "zero") for plain in TORCH_BINARY}
+    mine = judged_values("torchmetrics", list(measures.values()), run, qrels)
+    for plain, measure in measures.items():
+        data = {q: row for q, row in rows(run, qrels, drop=drop, rel=TORCH_BINARY[plain][2]).items() if len(row[0])}
+        theirs = recorded(f"binary {'drop' if drop else 'zero'} {plain}", data)
         assert_same({q: mine[measure][q] for q in data}, theirs, f"torchmetrics {measure}", FLOAT32)
 
 
 def test_torchmetrics_non_positive_scores_differ_as_the_caveat_says():
     """retrieval_precision counts a relevant candidate scored <= 0 as non-relevant; judged does not."""
-    preds, target = torch.tensor([0.5, -0.5]), torch.tensor([0, 1])
-    assert float(retrieval_precision(preds, target, top_k=2)) == 0.0
+    assert recorded("non-positive P@2", None) == {"q": 0.0}
     mine = judged_values("torchmetrics", ["P@2"], {"q": {"a": 0.5, "b": -0.5}}, {"q": {"b": 1}})["P@2"]["q"]
     assert mine == 0.5
     assert any("preds > 0" in note for note in presets.get("torchmetrics").notes("P@2"))
+
+
+def test_the_recorded_values_name_their_generator_and_versions():
+    assert RECORDED["generated_by"] == "tests/data/torchmetrics/generate.py"
+    assert set(RECORDED["versions"]) == {"torch", "torchmetrics", "numpy", "python"}
+    expected = ({f"ndcg {g} {u} {m}" for g in GAINS for u in ("zero", "drop") for m in TORCH_NDCG}
+                | {f"norel {n}" for n in TORCH_NOREL}
+                | {f"binary {u} {m}" for u in ("zero", "drop") for m in TORCH_BINARY} | {"non-positive P@2"})
+    assert set(RECORDED["cases"]) == expected
+
+
+def test_the_recorded_values_are_what_the_installed_torchmetrics_gives():
+    """Where TorchMetrics is installed (it is not in the test extra), the generator reproduces the file."""
+    pytest.importorskip("torchmetrics")
+    generate = load_generator("torchmetrics")
+    live = {**generate.ndcg_cases(), **generate.norel_cases(), **generate.binary_cases(),
+            **generate.non_positive_case()}
+    assert live == RECORDED["cases"]
 
 
 # ---------------------------------------------------------------------------------------------
