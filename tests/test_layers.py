@@ -22,8 +22,8 @@ PACKAGE = SRC / "judged"
 
 #: The layers, lowest first; each is a tuple of peer components (a module, or a package and everything under it).
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # leaves: the error types, the version, the C reader, the notebook display hooks
-    ("judged.errors", "judged.version", "judged._native", "judged.display"),
+    # leaves: the error types, the version, the C reader, the notebook display hooks, read-only containers
+    ("judged.errors", "judged.version", "judged._native", "judged.display", "judged.frozen"),
     # which optional extra brings which modules, and the error that names the pip line
     ("judged.extras",),
     # every convention's name, choices, default and meaning, declared once

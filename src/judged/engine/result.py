@@ -7,12 +7,14 @@ Rendering (tables, trec_eval text, JSON) lives in :mod:`judged.render`; a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
 
 from judged.errors import UsageError
+from judged.frozen import frozen
 from judged.measures.spec import Measure
 
 
@@ -35,16 +37,27 @@ class Result:
     NaN where the query is not scored for that measure (missing from the run
     under ``missing=skip``, or without a relevant judgment under
     ``norel=skip``); ``aggregate[m]`` is the mean (the sum for counts) over
-    the scored queries.
+    the scored queries. A result is read-only all the way down (:mod:`judged.frozen`): its values are the
+    record its provenance describes.
+
+    >>> import judged
+    >>> r = judged.evaluate({"q": {"a": 2.0}}, {"q": {"a": 1}}, ["RR"])
+    >>> r.values[r.measures[0]][0] = 0.0
+    Traceback (most recent call last):
+    ValueError: assignment destination is read-only
     """
 
     run: str
     measures: tuple[Measure, ...]
     qids: tuple[str, ...]
-    values: dict[Measure, np.ndarray]
-    aggregate: dict[Measure, float]
-    counts: dict[Measure, MeasureCounts]
-    provenance: dict = field(default_factory=dict)
+    values: Mapping[Measure, np.ndarray]
+    aggregate: Mapping[Measure, float]
+    counts: Mapping[Measure, MeasureCounts]
+    provenance: Mapping = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("measures", "qids", "values", "aggregate", "counts", "provenance"):
+            object.__setattr__(self, name, frozen(getattr(self, name)))
 
     def value(self, measure: Measure | str, qid: str | None = None) -> float:
         """The aggregate of ``measure``, or its value for one ``qid``.

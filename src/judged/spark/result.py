@@ -10,6 +10,7 @@ order (one row per query and measure, far smaller than the run);
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -35,15 +36,15 @@ class SparkResult:
         return self.local.measures
 
     @property
-    def aggregate(self) -> dict[Measure, float]:
+    def aggregate(self) -> Mapping[Measure, float]:
         return self.local.aggregate
 
     @property
-    def counts(self) -> dict[Measure, MeasureCounts]:
+    def counts(self) -> Mapping[Measure, MeasureCounts]:
         return self.local.counts
 
     @property
-    def provenance(self) -> dict:
+    def provenance(self) -> Mapping:
         return self.local.provenance
 
     def renamed(self, run: str) -> SparkResult:
