@@ -170,7 +170,7 @@ def test_bad_statistics_options():
     results = _dict_results({"a": BASE, "b": SYSTEM})
     with pytest.raises(judged.UsageError, match=re.escape("correction must be one of holm|bh|none|tukey")):
         compare(results, correction="bonferroni")
-    with pytest.raises(judged.UsageError, match="plan_delta must be a finite float > 0"):
+    with pytest.raises(judged.UsageError, match="plan_delta must be a finite number > 0"):
         compare(results, plan_delta=0.0)
 
 

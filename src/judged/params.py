@@ -1,5 +1,10 @@
 """The kinds of value the public verbs take, each checked once: a choice, a probability, a count, a seed.
 
+The parameters several verbs share (``alpha``, ``seed``, ``resamples``, ...)
+are declared once in :data:`PARAMETERS`, with their kind, usual default and
+help; a verb checks one with :func:`check`, and the command line builds its
+option from the same declaration (``judged.cli.output.parameter_option``).
+
 Every verb checks its parameters here, so a bad value always gets the same
 error: a :class:`~judged.UsageError` (a ``ValueError``), or a
 :class:`~judged.errors.ParameterTypeError` (also a ``TypeError``) for the
@@ -21,8 +26,11 @@ judged.errors.UsageError: missing must be one of skip|zero. Got 'x' instead.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
 
 from judged.errors import ParameterTypeError, UsageError
 
@@ -78,4 +86,61 @@ def finite(name: str, value: object, *, positive: bool = False) -> float:
     return number
 
 
-__all__ = ["choice", "convention_choice", "count", "finite", "probability", "seed"]
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter the verbs share: its kind (how it is checked), usual default and help, declared once.
+
+    >>> PARAMETERS["seed"].check(-1)
+    Traceback (most recent call last):
+    ...
+    judged.errors.UsageError: seed must be an int >= 0. Got -1 instead.
+    >>> PARAMETERS["resamples"].but(minimum=0, default=2000).check(0)
+    0
+    """
+
+    name: str
+    kind: Literal["probability", "count", "seed"]
+    default: float | int | None
+    help: str
+    minimum: int = 1  # the least a count may be
+
+    def check(self, value: object) -> float | int:
+        """``value`` when it is one this parameter takes, else the judged error naming it and what is allowed."""
+        if self.kind == "probability":
+            return probability(self.name, value)
+        if self.kind == "seed":
+            return seed(self.name, value)
+        return count(self.name, value, self.minimum)
+
+    def but(self, **changes: object) -> Parameter:
+        """This declaration with a verb's own default, minimum or help."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+
+#: The parameters several verbs share, by name.
+PARAMETERS: dict[str, Parameter] = {p.name: p for p in (
+    Parameter("alpha", "probability", 0.05,
+              "Significance level of the tests; intervals are at confidence 1 - alpha"),
+    Parameter("power", "probability", 0.8, "Power the planning asks for"),
+    Parameter("confidence", "probability", 0.95, "Confidence level of the intervals"),
+    Parameter("permutations", "count", 10_000,
+              "Random permutations of each paired randomization test (more: a steadier p-value)"),
+    Parameter("resamples", "count", 10_000, "Bootstrap resamples of each confidence interval"),
+    Parameter("seed", "seed", 0, "Random seed: the same seed gives the same p-values and intervals"),
+    Parameter("worst", "count", 10, "Worst queries listed per run and measure", minimum=0),
+)}
+
+
+def check(name: str, value: object) -> float | int:
+    """``value`` checked as the shared parameter ``name`` of :data:`PARAMETERS`.
+
+    >>> check("alpha", "0.05")
+    Traceback (most recent call last):
+    ...
+    judged.errors.ParameterTypeError: alpha must be a number strictly between 0 and 1. Got '0.05' instead.
+    """
+    return PARAMETERS[name].check(value)
+
+
+__all__ = ["PARAMETERS", "Parameter", "check", "choice", "convention_choice", "count", "finite", "probability",
+           "seed"]

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import polars as pl
 
+from judged import params
 from judged.agreement.pairs import AssessorPair
 from judged.agreement.report import agreement
 from judged.errors import UsageError
@@ -93,6 +94,9 @@ def calibrate(labels: pl.DataFrame, automatic: str, human: str, *, grades: Seque
               resamples: int = RESAMPLES, seed: int = 0) -> Calibration:
     """Calibrate ``automatic`` against ``human`` on the pairs both graded in ``labels`` (qid, docid, assessor,
     grade); ``runs`` give the per-run agreement and, two or more, the conclusions under each labelling."""
+    params.check("alpha", alpha)
+    params.check("seed", seed)
+    params.count("depth", depth)
     mine = labels.filter(pl.col("assessor").is_in([automatic, human]))
     for name in (automatic, human):
         if name not in mine["assessor"].to_list():

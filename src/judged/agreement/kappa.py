@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from judged import params
 from judged.errors import InputError, UsageError
 
 WEIGHTS = ("unweighted", "linear", "quadratic")
@@ -180,9 +181,6 @@ def _positions(values: Sequence[int], domain: list[int], which: str) -> np.ndarr
 
 def check_options(weights: str, resamples: int, confidence: float) -> None:
     """Raise :class:`UsageError` for an unknown weighting, a negative resample count or a confidence outside (0, 1)."""
-    if weights not in WEIGHTS:
-        raise UsageError(f"weights must be one of {'|'.join(WEIGHTS)}. Got {weights!r} instead.")
-    if not isinstance(resamples, int) or resamples < 0:
-        raise UsageError(f"resamples must be an int >= 0. Got {resamples!r} instead.")
-    if not 0 < confidence < 1:
-        raise UsageError(f"confidence must be between 0 and 1. Got {confidence!r} instead.")
+    params.choice("weights", weights, WEIGHTS)
+    params.PARAMETERS["resamples"].but(minimum=0).check(resamples)
+    params.check("confidence", confidence)

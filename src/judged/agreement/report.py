@@ -7,6 +7,7 @@ from itertools import combinations
 
 import numpy as np
 
+from judged import params
 from judged.agreement.alpha import METRICS, Alpha, alpha_from_counts
 from judged.agreement.kappa import Kappa, check_options
 from judged.agreement.labels import code_labels
@@ -62,6 +63,7 @@ def agreement(labels, *, grades, resamples: int = 2000, seed: int = 0, confidenc
     [0, 1, 0, 1]
     """
     check_options("linear", resamples, confidence)
+    params.check("seed", seed)
     coded = code_labels(labels, grades)
     if len(coded.assessors) < 2:
         raise UsageError(f"agreement needs labels from at least two assessors. Got {len(coded.assessors)}: "

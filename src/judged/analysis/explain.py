@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import polars as pl
 
+from judged import params
 from judged.engine.evaluate import evaluate
 from judged.engine.kernels import view_key
 from judged.engine.ranking import build_view
@@ -69,6 +70,8 @@ class Explanation:
 
 def explain(run, qrels, qid: str, measure: Measure | str = "nDCG@10", *, depth: int | None = None) -> Explanation:
     """Explain ``measure`` (nDCG or DCG, any conventions) for query ``qid`` of ``run``."""
+    if depth is not None:
+        params.count("depth", depth)
     measure = parse(measure) if isinstance(measure, str) else measure
     if measure.name not in ("nDCG", "DCG"):
         raise UsageError(f"explain works out nDCG and DCG; got {measure}.")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from judged.cli.output import write_output
+from judged.cli.output import format_option, write_output
 from judged.cli.store_common import db_option, open_store, table
 from judged.errors import InputError
 
@@ -24,7 +24,7 @@ def adjudicate_command() -> None:
 @click.option("--all", "show_all", is_flag=True, help="Include pairs already adjudicated.")
 @click.option("--include-automatic", is_flag=True,
               help="Count automatic assessors' labels too (left out by default, as freeze leaves them out).")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 @db_option
 def list_command(min_diff, show_all, include_automatic, fmt, output, db):

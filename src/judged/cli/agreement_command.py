@@ -8,7 +8,7 @@ import click
 
 from judged.agreement import WEIGHTS, agreement, gate, labels_from_qrels
 from judged.agreement.labels import graded_labels
-from judged.cli.output import with_provenance, write_output
+from judged.cli.output import format_option, parameter_option, with_provenance, write_output
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option, open_store
 from judged.errors import UsageError
@@ -68,12 +68,10 @@ def open_judgments(db: str | None):
               help="Gate: the kappa each pair of assessors must reach.")
 @click.option("--weights", type=click.Choice(WEIGHTS), default="linear", show_default=True,
               help="Gate: which kappa it checks.")
-@click.option("--resamples", type=click.IntRange(min=0), default=2000, show_default=True,
-              help="Bootstrap resamples for the kappa intervals (0: none).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--confidence", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.95,
-              show_default=True)
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@parameter_option("resamples", default=2000, minimum=0, help="Bootstrap resamples for the kappa intervals (0: none)")
+@parameter_option("seed")
+@parameter_option("confidence")
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def agreement_command(assessors, db, rubric_path, min_pairs, min_kappa, weights, resamples, seed, confidence,
                       fmt, output):

@@ -6,7 +6,7 @@ import click
 
 from judged.agreement.assessors import assessor_sensitivity
 from judged.cli.agreement_command import assessor_files, open_judgments
-from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.output import config_option, convention_option, format_option, with_provenance, write_output
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option
 from judged.engine.config import Config
@@ -32,7 +32,7 @@ from judged.render.assessors import render_assessors, render_assessors_json
 @convention_option("missing")
 @click.option("--per-query", is_flag=True, help="Also every query's values and swing.")
 @config_option
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def assessors_command(runs, assessors, db, final, resolve, final_name, measures, missing, per_query, config, fmt,
                       output):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from judged.cli.output import parameter_option
 from judged.cli.store_common import db_option, open_store, table
 from judged.errors import UsageError
 
@@ -13,8 +14,7 @@ from judged.errors import UsageError
 @click.option("--overlap-queries", type=click.IntRange(min=0),
               help="N queries, sampled at random with --seed, go to every assessor. Default: 30.")
 @click.option("--overlap-fraction", type=click.FloatRange(0, 1), help="Or: this fraction of the queries (rounded up).")
-@click.option("--seed", type=int, default=0, show_default=True,
-              help="Seed of the overlap sample and the presentation order.")
+@parameter_option("seed", help="Seed of the overlap sample and the presentation order")
 @click.option("--pool", default="default", show_default=True, help="Name of the pool.")
 @click.option("--target", metavar="MEASURE|off",
               help="Target the effort on this measure (any `judged settle` takes): queues put first the pairs whose "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from judged.analysis.bounds import unjudged_bounds
-from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.output import config_option, convention_option, format_option, with_provenance, write_output
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
@@ -24,7 +24,7 @@ from judged.render.bounds import render_bounds, render_bounds_json
 @convention_option("missing")
 @click.option("--per-query", is_flag=True, help="Also print every query's figures.")
 @config_option
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def bounds_command(runs, qrels_path, judgments, db, measure, scope, missing, per_query, config, fmt, output):
     """What the judgments cannot say: the exact minimum and maximum nDCG of RUNS over every

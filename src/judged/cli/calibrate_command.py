@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from judged.cli.output import parameter_option
 from judged.cli.store_common import db_option, open_store
 from judged.errors import UsageError
 
@@ -16,10 +17,10 @@ from judged.errors import UsageError
               help="Measure for the conclusions (repeat). Default: nDCG@10.")
 @click.option("--depth", type=click.IntRange(min=1), default=10, show_default=True,
               help="Per-run agreement on the pairs in each run's top DEPTH.")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
-@click.option("--resamples", type=click.IntRange(min=0),
-              help="Bootstrap resamples of the kappa interval (default: 2000, as on the lead's page).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@parameter_option("alpha")
+@parameter_option("resamples", default=None, minimum=0,
+                  help="Bootstrap resamples of the kappa interval (default: 2000, as on the lead's page)")
+@parameter_option("seed")
 @db_option
 def calibrate_command(runs, automatic, human, measures, depth, alpha, resamples, seed, db):
     """Calibrate an automatic assessor against a person: kappa (query-resampled interval), confusion, bias

@@ -7,7 +7,14 @@ import sys
 import click
 
 from judged.cli.eval_command import distinct_names
-from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.output import (
+    config_option,
+    convention_option,
+    format_option,
+    parameter_option,
+    with_provenance,
+    write_output,
+)
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
@@ -32,10 +39,10 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @db_option
 @click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
-@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True)
+@parameter_option("permutations")
+@parameter_option("resamples")
+@parameter_option("seed")
+@parameter_option("alpha")
 @click.option("--correction", type=click.Choice(CORRECTIONS[:3]),
               help="Adjust the p-values across the runs compared (default: holm).")
 @click.option("--family", type=click.Choice(FAMILIES), default="measure", show_default=True,
@@ -48,7 +55,7 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
               help="Add planning: queries needed to detect this difference (power 0.8), and the smallest detectable.")
 @convention_option("missing")
 @config_option
-@click.option("--format", "-f", "fmt", type=click.Choice(list(_RENDERERS)), default="table", show_default=True)
+@format_option(list(_RENDERERS))
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def compare_command(runs, qrels_path, judgments, db, measures, baseline, permutations, resamples, seed, alpha,
                     correction, family, tukey, risk_alpha, plan_delta, missing, config, fmt, output):

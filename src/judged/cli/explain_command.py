@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from judged.analysis.explain import explain
-from judged.cli.output import convention_option, with_provenance, write_output
+from judged.cli.output import convention_option, format_option, with_provenance, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.io import read_run
 from judged.render.explain import render_explanation, render_explanation_json
@@ -20,7 +20,7 @@ from judged.render.explain import render_explanation, render_explanation_json
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="nDCG or DCG, with any conventions.")
 @click.option("--vs", "other", type=click.Path(dir_okay=False), help="A second run to show side by side.")
 @convention_option("depth")
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def explain_command(run, qrels_path, judgments, db, qid, measure, other, depth, fmt, output):
     """Show, rank by rank, how MEASURE is computed for one query of RUN.

@@ -15,6 +15,7 @@ from judged.engine.provenance import output_record
 from judged.errors import UsageError
 from judged.io.output import write_atomic
 from judged.measures.conventions import convention
+from judged.params import PARAMETERS
 
 config_option = click.option(
     "--config", type=click.Path(dir_okay=False),
@@ -43,6 +44,32 @@ def convention_option(name: str, *, lead: str = "", show_default: bool = True):
         text += f" (default: {c.default})"
     kind = click.IntRange(min=1) if c.kind == "depth" else click.Choice(c.choices)
     return click.option(f"--{name}", type=kind, help=text + ".")
+
+
+def parameter_option(name: str, **changes: object):
+    """A ``--NAME`` option for the shared parameter ``name`` (:data:`judged.params.PARAMETERS`): its type, default
+    and help come from the declaration, with this command's own ``default``, ``minimum`` or ``help`` in ``changes``.
+
+    >>> option = parameter_option("alpha")(lambda alpha: None).__click_params__[0]
+    >>> option.default, option.type, option.help
+    (0.05, <FloatRange 0<x<1>, 'Significance level of the tests; intervals are at confidence 1 - alpha.')
+    >>> parameter_option("seed")(lambda seed: None).__click_params__[0].type
+    <IntRange x>=0>
+    """
+    declared = PARAMETERS[name].but(**changes) if changes else PARAMETERS[name]
+    kind: click.ParamType
+    if declared.kind == "probability":
+        kind = click.FloatRange(0, 1, min_open=True, max_open=True)
+    else:
+        kind = click.IntRange(min=0 if declared.kind == "seed" else declared.minimum)
+    return click.option(f"--{name}", type=kind, default=declared.default, show_default=declared.default is not None,
+                        help=declared.help + ".")
+
+
+def format_option(choices: Sequence[str], default: str = "table", help: str = "Output format."):
+    """The ``--format``/``-f`` option of a command that writes ``choices`` (the first few words of its help)."""
+    return click.option("--format", "-f", "fmt", type=click.Choice(list(choices)), default=default,
+                        show_default=True, help=help)
 
 
 def write_output(text: str, path: str | None) -> None:

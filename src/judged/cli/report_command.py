@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from judged.cli.output import config_option, convention_option, say_written
+from judged.cli.output import config_option, convention_option, parameter_option, say_written
 from judged.cli.progress import progress
 from judged.cli.settle_command import read_pool_file
 from judged.cli.store_common import db_option, judgments_option, read_judgments
@@ -24,14 +24,14 @@ from judged.report import report
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (atomically); - for stdout.")
-@click.option("--permutations", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--resamples", type=click.IntRange(min=1), default=10_000, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@parameter_option("permutations")
+@parameter_option("resamples")
+@parameter_option("seed")
 @click.option("--correction", type=click.Choice(["holm", "bh", "none"]),
               help="Adjust the p-values across the runs and pairs compared (default: holm).")
 @click.option("--tukey", is_flag=True, help="Randomised Tukey HSD over all runs instead of per-pair tests.")
-@click.option("--worst", type=click.IntRange(min=1), default=10, show_default=True,
-              help="How many worst and most changed queries each run lists (each linked to its explain view).")
+@parameter_option("worst", help="How many worst and most changed queries each run lists (each linked to its "
+                                 "explain view)")
 @click.option("--title", help="The page title. Default: the run names.")
 @click.option("--settle-pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
               help="The documents that may take any grade in the section on what the judgments settle "

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from judged.cli.output import write_output
+from judged.cli.output import format_option, write_output
 from judged.render.rubric import render_findings, render_findings_json
 from judged.rubric import check_rubric, load_rubric
 
@@ -18,7 +18,7 @@ def rubric_command():
 
 @rubric_command.command("check")
 @click.argument("path", type=click.Path(dir_okay=False))
-@click.option("--format", "-f", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@format_option(["text", "json"], default="text")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def check_command(path, fmt, output):
     """Lint the rubric at PATH: every level of the scale present and distinct, each description saying

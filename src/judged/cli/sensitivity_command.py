@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 
 from judged.analysis.sensitivity import sensitivity
-from judged.cli.output import config_option, convention_option, with_provenance, write_output
+from judged.cli.output import config_option, convention_option, format_option, with_provenance, write_output
 from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
@@ -21,7 +21,7 @@ from judged.render.sensitivity import render_sensitivity, render_sensitivity_jso
 @click.option("--measure", "-m", default="nDCG@10", show_default=True, help="The measure and its chosen conventions.")
 @convention_option("missing")
 @config_option
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file (atomically).")
 def sensitivity_command(runs, qrels_path, judgments, db, measure, missing, config, fmt, output):
     """Evaluate RUNS under every variation of each convention of MEASURE.

@@ -8,7 +8,7 @@ import click
 
 from judged.analysis.selection import next_documents
 from judged.analysis.settle import settle
-from judged.cli.output import config_option, convention_option, write_output
+from judged.cli.output import config_option, convention_option, format_option, parameter_option, write_output
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
 from judged.errors import InputError
@@ -26,8 +26,7 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
 @click.option("--pool", "pool", default="top_k", show_default=True, metavar="top_k|retrieved|FILE",
               help="Documents that may take a grade: every run's top k, everything retrieved, or a pool file "
                    "(qid<TAB>docid[<TAB>runs] per line, as `judged pool show` writes it).")
-@click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05,
-              show_default=True, help="Significance level of the paired t-test.")
+@parameter_option("alpha", help="Significance level of the paired t-test")
 @click.option("--next", "next_n", type=click.IntRange(min=0), default=10, show_default=True,
               help="How many documents to propose for judging next.")
 @click.option("--output", "-o", type=click.Path(dir_okay=False),
@@ -35,7 +34,7 @@ from judged.render.settle import render_pool_run, render_settle, render_settle_j
                    "`judged pool build FILE --depth N --pool NAME` pools exactly them.")
 @convention_option("missing")
 @config_option
-@click.option("--format", "-f", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True)
+@format_option(["table", "json"])
 def settle_command(runs, qrels_path, judgments, db, measure, pool, alpha, next_n, output, missing, config, fmt):
     """Which comparisons among RUNS the judgments already settle, whatever the unjudged documents turn out to be.
 

@@ -29,7 +29,7 @@ from judged.io.inputs import Qrels, Run
 from judged.measures import parse
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
-from judged.params import convention_choice
+from judged.params import convention_choice, count
 
 
 def evaluate(
@@ -55,8 +55,8 @@ def evaluate(
     :mod:`judged.engine.config`) are stored in the provenance.
     """
     convention_choice("missing", missing)
-    if depth is not None and (not isinstance(depth, int) or depth < 1):
-        raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
+    if depth is not None:
+        count("depth", depth)
     run, qrels = read_run(run), read_qrels(qrels)
     parsed: list[Measure] = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
     if not parsed:

@@ -22,6 +22,7 @@ import numpy as np
 import polars as pl
 import sqlalchemy as sa
 
+from judged import params
 from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Run
@@ -136,8 +137,7 @@ def extend(
 
 
 def _check_depth(depth: int) -> None:
-    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
-        raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
+    params.count("depth", depth)
 
 
 def _add_run(connection: sa.Connection, pool: str, run: Run, depth: int, ties: str, step: str) -> pl.DataFrame:

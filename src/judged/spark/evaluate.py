@@ -39,7 +39,7 @@ from judged.engine.matching import ids_read_from
 from judged.errors import UsageError
 from judged.measures import parse
 from judged.measures.spec import Measure
-from judged.params import convention_choice
+from judged.params import convention_choice, count
 from judged.spark.buckets import OUT, STATS, BucketPlan, bucket_count
 from judged.spark.inputs import SparkInput, as_input
 from judged.spark.reading import raise_error
@@ -70,8 +70,8 @@ def evaluate(
     with the local readers' messages.
     """
     convention_choice("missing", missing)
-    if depth is not None and (not isinstance(depth, int) or depth < 1):
-        raise UsageError(f"depth must be an int >= 1. Got {depth!r} instead.")
+    if depth is not None:
+        count("depth", depth)
     wanted = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
     if not wanted:
         raise UsageError("no wanted given; name at least one, e.g. nDCG@10.")

@@ -195,20 +195,17 @@ def compare(
     """
     if len(results) < 2:
         raise UsageError("compare needs at least two runs.")
-    params.probability("alpha", alpha)
-    params.probability("power", power)
-    params.count("permutations", permutations)
-    params.count("resamples", resamples)
-    params.seed("seed", seed)
-    params.count("worst", worst, minimum=0)
-    if correction not in CORRECTIONS:
-        raise UsageError(f"correction must be one of {'|'.join(CORRECTIONS)}. Got {correction!r} instead.")
-    if family not in FAMILIES:
-        raise UsageError(f"family must be one of {'|'.join(FAMILIES)}. Got {family!r} instead.")
+    for name, value in (("alpha", alpha), ("power", power), ("permutations", permutations),
+                        ("resamples", resamples), ("seed", seed), ("worst", worst)):
+        params.check(name, value)
+    params.choice("correction", correction, CORRECTIONS)
+    params.choice("family", family, FAMILIES)
+    params.finite("tolerance", tolerance)
+    params.finite("threshold", threshold)
     if correction == "tukey" and family != "measure":
         raise UsageError("a Tukey HSD tests the pairs of one measure; it has no family across measures.")
-    if plan_delta is not None and not (np.isfinite(plan_delta) and plan_delta > 0):
-        raise UsageError(f"plan_delta must be a finite float > 0. Got {plan_delta!r} instead.")
+    if plan_delta is not None:
+        params.finite("plan_delta", plan_delta, positive=True)
     ensure_same_conventions(results)
     names = [r.run for r in results]
     base_index = baseline_index(names, baseline)
