@@ -283,7 +283,12 @@ void parse_chunk(void *arg) {
             first++;
         }
         if (first < end && *first == '#') { /* a comment, whatever its bytes (as in trec_eval and the strict parser) */
-            p = line_end(first, end) + 1;
+            const uint8_t *stop = line_end(first, end);
+            if ((size_t)(stop - p) > MAX_LINE) {
+                chunk->failed = 1;
+                return;
+            }
+            p = stop + 1;
             continue;
         }
         const uint8_t *start[MAX_KEPT];
@@ -308,6 +313,10 @@ void parse_chunk(void *arg) {
                 length[fields] = (size_t)(q - token);
             }
             fields++;
+        }
+        if ((size_t)(q - p) > MAX_LINE) { /* the strict parser words the refusal */
+            chunk->failed = 1;
+            return;
         }
         if (fields == 0) { /* a blank line */
             p = q + 1;

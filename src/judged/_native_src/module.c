@@ -54,7 +54,8 @@ PyMODINIT_FUNC PyInit__native(void) {
     }
     PyObject *created = PyModule_Create(&module);
     TextShrank = created ? PyErr_NewException("judged._native.TextShrank", PyExc_OSError, NULL) : NULL;
-    if (!TextShrank || PyModule_AddObjectRef(created, "TextShrank", TextShrank) < 0) {
+    if (!TextShrank || PyModule_AddObjectRef(created, "TextShrank", TextShrank) < 0 ||
+        PyModule_AddIntConstant(created, "MAX_LINE", (long)MAX_LINE) < 0) {
         Py_XDECREF(created);
         return NULL;
     }

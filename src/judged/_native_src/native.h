@@ -20,6 +20,8 @@
 #define VIEW 16
 #define INLINE 12
 #define MAX_THREADS 64
+/* The longest line read, in bytes, its newline not counted (judged.io.trec.MAX_LINE: the same limit). */
+#define MAX_LINE ((size_t)1 << 20)
 
 /* ---- module.c: what the module holds ------------------------------------------------------------- */
 

@@ -27,7 +27,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 import polars as pl
 
@@ -162,8 +162,9 @@ def _fast(handle: BinaryIO, shown: str, form: TrecFormat) -> tuple[Source, pl.Da
         text = _inflated(handle)
         if text is not None:
             frame = _with_rows(parse_trec(text, form))
-            tag = _tag_if_run(form, lambda at, n: text[at:at + n], len(text))
-    elif size:
+            if frame is not None:  # else the strict reader finds the tag, or the first bad line
+                tag = _tag_if_run(form, lambda at, n: text[at:at + n], len(text))
+    elif size and _first_line_fits(descriptor):
         with mmap.mmap(descriptor, 0, access=mmap.ACCESS_READ) as mapped:
             try:
                 frame = _with_rows(parse_trec(mapped, form, mapped=True))
@@ -172,8 +173,17 @@ def _fast(handle: BinaryIO, shown: str, form: TrecFormat) -> tuple[Source, pl.Da
                     "file shrank while it was being read", path=shown,
                     expected="a file that is not rewritten while judged reads it",
                 ) from None
-        tag = _tag_if_run(form, lambda at, n: os.pread(descriptor, n, at), size)  # a shrunk file reads short
+        if frame is not None:  # a file of one endless line is never read back whole for its tag
+            tag = _tag_if_run(form, lambda at, n: os.pread(descriptor, n, at), size)  # a shrunk file reads short
     return Source.hashing(shown, "trec", handle), frame, tag
+
+
+def _first_line_fits(descriptor: int) -> bool:
+    """Whether the file's first line is at most :data:`MAX_LINE` bytes: a file of NUL bytes or a binary file,
+    one endless line, then goes straight to the strict reader, which refuses it having read 1 MiB, instead of
+    the C reader scanning all of it first."""
+    head = os.pread(descriptor, MAX_LINE + 1, 0)
+    return len(head) <= MAX_LINE or b"\n" in head
 
 
 def _tag_if_run(form: TrecFormat, read_at: Callable[[int, int], bytes], size: int) -> str | None:
@@ -195,7 +205,7 @@ def _with_rows(frame: pl.DataFrame | None) -> pl.DataFrame | None:
 
 
 @contextmanager
-def _text_of(handle: BinaryIO) -> Iterator[Iterable[bytes]]:
+def _text_of(handle: BinaryIO) -> Iterator[IO[bytes]]:
     """The bytes of ``handle`` from its start, inflated when gzip; ``handle`` itself stays open."""
     descriptor = handle.fileno()
     os.lseek(descriptor, 0, os.SEEK_SET)
@@ -204,7 +214,7 @@ def _text_of(handle: BinaryIO) -> Iterator[Iterable[bytes]]:
             yield plain
             return
         with gzip.GzipFile(fileobj=plain) as inflated:
-            yield inflated
+            yield cast(IO[bytes], inflated)
 
 
 def _strict(handle: BinaryIO, shown: str, columns: tuple[str, ...], convert
@@ -246,7 +256,9 @@ def trec_lines(path: str | Path, *, indented_comments: bool, handle: BinaryIO | 
     number = 0
     try:
         with _text_of(handle) as stream:
-            for number, raw in enumerate(stream, start=1):
+            for number, raw in enumerate(iter(lambda: stream.readline(MAX_LINE + 1), b""), start=1):
+                if len(raw) > MAX_LINE and not raw.endswith(b"\n"):
+                    raise _overlong(raw, path, number)
                 if number == 1:
                     _refuse_byte_order_mark(raw, path)
                 if raw[0] in _MAYBE_NOT_DATA and not _is_data(raw, indented_comments=indented_comments):
@@ -295,6 +307,23 @@ def _refuse_byte_order_mark(first: bytes, path: str) -> None:
                 if encoding == "UTF-8"
                 else "UTF-8 text; convert it, e.g. with iconv -f UTF-16 -t UTF-8 FILE",
             )
+
+
+#: The longest line read, in bytes, its newline not counted (the C reader's MAX_LINE too). A TREC line is a few
+#: short fields; a file that is one endless line (NUL bytes, a binary file) is refused once this much of it is
+#: read, not read whole into memory.
+MAX_LINE = 1 << 20
+
+
+def _overlong(raw: bytes, path: str, number: int) -> InputError:
+    """The error for a line longer than :data:`MAX_LINE`: its first NUL byte when it has one, else its length."""
+    if 0 in raw:
+        return _bad_bytes(raw[:raw.index(0) + 1], raw.index(0), path, number)
+    return InputError(
+        f"line is longer than {MAX_LINE:,} bytes", path=path, line=number,
+        text=raw[:80].decode("utf-8", "replace"),
+        expected="lines of a few whitespace-separated fields; is this a TREC file?",
+    )
 
 
 def _bad_bytes(raw: bytes, at: int, path: str, number: int) -> InputError:
