@@ -57,3 +57,39 @@ def test_explain_vs_stacks_the_rankings_when_they_do_not_fit(monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")
     wide = CliRunner().invoke(main, args).stdout
     assert "ranking of" not in wide and "docid (bm25)" in wide and "docid (dense)" in wide
+
+
+def test_sensitivity_stacks_the_runs_at_80_columns_and_keeps_every_number(monkeypatch):
+    args = ["sensitivity", *RUNS, "-q", QRELS, "-m", "nDCG@10"]
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = CliRunner().invoke(main, args).stdout
+    assert "…" not in narrow and _widest(narrow) <= 80
+    assert narrow.count("┏") == 3 and "0.8662" in narrow and "+0.0155" in narrow  # one table per run
+    monkeypatch.setenv("COLUMNS", "200")
+    wide = CliRunner().invoke(main, args).stdout
+    assert wide.count("┏") == 1 and "…" not in wide
+
+
+def test_in_a_pipe_prose_is_one_line_a_sentence(monkeypatch):
+    """No terminal and no $COLUMNS: summary lines are not wrapped (grep sees each whole)."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = CliRunner().invoke(main, ["sensitivity", *RUNS, "-q", QRELS, "-m", "nDCG@10"]).stdout
+    lines = out.splitlines()
+    assert lines[0] == f"sensitivity of {NDCG} (missing=skip), 15 judged queries"
+    (flag,) = [line for line in lines if line.startswith("can reach 1.0")]
+    assert flag.endswith("ties=best (bm25 0, dense 0, naive 0)")
+
+
+def test_store_tables_wrap_free_text_at_whole_words_and_never_cut_an_id():
+    from judged.cli.store_common import table
+
+    rows = [(1, "q01", "auth/api-keys-rotation", "how do I rotate the API keys of a service account without downtime",
+             "Rotating API keys: a step-by-step guide for administrators")]
+    header = ["#", "qid", "docid", "query", "title"]
+    narrow = table(header, rows, wrap=["query", "title"], width=80)
+    assert _widest(narrow) <= 80 and "auth/api-keys-rotation" in narrow
+    words = " ".join(narrow.split())
+    for text in rows[0][3:]:
+        assert all(word in words.split() for word in text.split())  # every word whole
+    assert table(header, rows, wrap=["query", "title"], width=None).count("\n") == 2  # a pipe: one line a row
+    assert table(header, rows, wrap=["query", "title"], width=300) == table(header, rows)

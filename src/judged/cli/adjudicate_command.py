@@ -11,6 +11,7 @@ import click
 from judged.cli.output import format_option, write_output
 from judged.cli.store_common import db_option, open_store, table
 from judged.errors import InputError
+from judged.render.width import output_width
 
 
 @click.group("adjudicate")
@@ -61,7 +62,8 @@ def list_command(min_diff, show_all, include_automatic, fmt, output, db):
          texts[d.qid], titles[d.docid])
         for d in found
     ]
-    write_output(table(["qid", "docid", "diff", "labels", "adjudicated", "query", "title"], rows), output)
+    write_output(table(["qid", "docid", "diff", "labels", "adjudicated", "query", "title"], rows,
+                       wrap=["labels", "query", "title"], width=None if output else output_width()), output)
 
 
 @adjudicate_command.command("set")

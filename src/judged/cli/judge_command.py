@@ -6,6 +6,7 @@ import click
 
 from judged.cli.store_common import db_option, open_store, table
 from judged.errors import UsageError
+from judged.render.width import output_width
 
 
 @click.group("judge")
@@ -87,7 +88,8 @@ def history_command(qid, docid, db):
          e.note, e.rubric, e.event_id)
         for e in events
     ]
-    click.echo(table(["#", "time (UTC)", "assessor", "event", "note", "rubric", "event id"], rows), nl=False)
+    click.echo(table(["#", "time (UTC)", "assessor", "event", "note", "rubric", "event id"], rows, wrap=["note"],
+                     width=output_width()), nl=False)
 
 
 @judge_command.command("queue")
@@ -114,4 +116,5 @@ def queue_command(assessor, show_all, limit, rejudge_older, db):
     if not rows:
         click.echo(f"{assessor}: nothing to judge")
         return
-    click.echo(table(["#", "qid", "docid", "query", "title"], rows), nl=False)
+    click.echo(table(["#", "qid", "docid", "query", "title"], rows, wrap=["query", "title"], width=output_width()),
+               nl=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Sequence
 
 import click
@@ -32,11 +33,40 @@ def open_store(db: str | None, *, upgrade: bool = True, must_exist: bool = False
     return Store.open(db, upgrade=upgrade, must_exist=must_exist)
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    """Left-aligned columns separated by two spaces, one line per row, with a header line."""
+def table(header: Sequence[str], rows: Sequence[Sequence[object]], *, wrap: Sequence[str] = (),
+          width: int | None = None) -> str:
+    """Left-aligned columns separated by two spaces, with a header line: one line per row, or, when ``width`` is
+    given and the table is wider, the free-text columns named in ``wrap`` wrapped at whole words to fit
+    (ids and numbers are never cut). A pipe or a file gets ``width=None``: one line per row, for grep and awk.
+
+    >>> print(table(["qid", "query"], [("q1", "how do I rotate an API key")], wrap=["query"], width=20), end="")
+    qid  query
+    q1   how do I rotate
+         an API key
+    """
     cells = [[str(c) for c in header]] + [["" if c is None else str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n" for row in cells)
+    free = [i for i, name in enumerate(header) if name in wrap]
+    over = sum(widths) + 2 * (len(widths) - 1) - (width or 0)
+    if width is None or over <= 0 or not free:
+        return "".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n" for row in cells)
+    room = max(width - sum(w for i, w in enumerate(widths) if i not in free) - 2 * (len(widths) - 1),
+               _NARROWEST * len(free))
+    natural = sum(widths[i] for i in free)
+    for i in free:  # each free column's share of the room, in proportion to its natural width
+        widths[i] = max(_NARROWEST, room * widths[i] // natural)
+    out = []
+    for row in cells:
+        parts = [textwrap.wrap(c, widths[i], break_long_words=False) or [""] if i in free else [c]
+                 for i, c in enumerate(row)]
+        for line in range(max(len(p) for p in parts)):
+            out.append("  ".join((p[line] if line < len(p) else "").ljust(w)
+                                 for p, w in zip(parts, widths)).rstrip() + "\n")
+    return "".join(out)
+
+
+#: The narrowest a wrapped column gets, in characters.
+_NARROWEST = 12
 
 
 def read_judgments(qrels_path, qrels_format, judgments, db) -> Qrels:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 from dataclasses import asdict
 
 from rich.console import Console
 from rich.table import Table
 
 from judged.agreement import Agreement, AssessorPair, Gate
+from judged.render.width import text_console
 
 
 def _num(value: float, digits: int = 3) -> str:
@@ -21,8 +21,7 @@ def _num(value: float, digits: int = 3) -> str:
 def render_agreement(result: Agreement, verdict: Gate, domain_note: str) -> str:
     """The report a person reads before deciding whether to judge the rest with this rubric."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=shutil.get_terminal_size((120, 24)).columns, force_terminal=False,
-                      color_system=None)
+    console = text_console(buffer, None, fallback=120)
     console.print(f"judged agreement: {', '.join(result.assessors)} over grades "
                   f"{', '.join(map(str, result.grades))} ({domain_note})")
     console.print(f"pairs: {result.units} graded by anyone, {result.overlap} by two or more assessors")

@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 
 import numpy as np
-from rich.console import Console
 from rich.table import Table
 
 from judged.agreement.assessors import AssessorSensitivity, OrderAgreement
+from judged.render.width import text_console
 
 
 def _num(value: float) -> str:
@@ -22,8 +21,7 @@ def render_assessors(s: AssessorSensitivity, per_query: bool = False) -> str:
     """One table per measure (runs by assessors, the swing of the mean and the largest per-query swing),
     then the order comparison; with ``per_query`` every query's values and swing."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=shutil.get_terminal_size((120, 24)).columns, force_terminal=False,
-                      color_system=None)
+    console = text_console(buffer, None, fallback=120)
     left = [f"{name} {n}" for name, n in s.left_out.items() if n]
     console.print(f"judged assessors: {len(s.runs)} run{'s' if len(s.runs) != 1 else ''} under "
                   f"{', '.join(s.assessors)}, on the {len(s.qids)} {'query' if len(s.qids) == 1 else 'queries'} every "

@@ -5,21 +5,19 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 from collections.abc import Sequence
 
 import numpy as np
-from rich.console import Console
 from rich.table import Table
 
 from judged.analysis.bounds import BoundsResult
+from judged.render.width import text_console
 
 
 def render_bounds(results: Sequence[BoundsResult], per_query: bool = False) -> str:
     """Means per run (and optionally every query): unjudged as 0, condensed, exact min and max, method."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=shutil.get_terminal_size((120, 24)).columns,
-                      force_terminal=False, color_system=None)
+    console = text_console(buffer, None, fallback=120)
     first = results[0]
     summary = Table(title=f"unjudged bounds of {first.measure} (scope={first.scope}, grades "
                           f"{min(first.grades)}..{max(first.grades)})", title_justify="left")

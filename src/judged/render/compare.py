@@ -11,12 +11,11 @@ import html
 import io
 import json
 import math
-import shutil
 from dataclasses import asdict
 
-from rich.console import Console
 from rich.table import Table
 
+from judged.render.width import text_console
 from judged.stats.compare import Comparison, MeasureComparison, RunRow, SignificanceMatrix
 
 COLUMNS = ("run", "mean", "95% CI", "diff", "diff 95% CI", "p (Holm)", "d_z", "W/T/L", "median", "p10", "share<")
@@ -138,8 +137,7 @@ def render_comparison(c: Comparison, width: int | None = None) -> str:
     in two (the means and tests, then the rest), so no number is cut short.
     """
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width or shutil.get_terminal_size((150, 24)).columns,
-                      force_terminal=False, color_system=None)
+    console = text_console(buffer, width, fallback=150)
     names = columns(c, planning=False)
     for m in c.measures:
         console.print(m.measure, overflow="fold")

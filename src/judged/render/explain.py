@@ -5,15 +5,13 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 from collections.abc import Sequence
 
 from rich import box
-from rich.console import Console
-from rich.measure import Measurement
 from rich.table import Table
 
 from judged.analysis.explain import Explanation, Step
+from judged.render.width import natural_width, text_console
 
 
 def render_explanation(explanations: Sequence[Explanation]) -> str:
@@ -23,12 +21,11 @@ def render_explanation(explanations: Sequence[Explanation]) -> str:
     column is dropped.
     """
     buffer = io.StringIO()
-    console = Console(file=buffer, width=shutil.get_terminal_size((140, 24)).columns,
-                      force_terminal=False, color_system=None)
+    console = text_console(buffer, None, fallback=140)
     first = explanations[0]
     console.print(f"query {first.qid}  measure {first.measure}", overflow="fold")
     side_by_side = _ranking_table(explanations)
-    if len(explanations) > 1 and _natural_width(side_by_side) > console.width:
+    if len(explanations) > 1 and natural_width(side_by_side) > console.width:
         for e in explanations:  # too narrow to put the runs side by side: one ranking after the other
             console.print(_ranking_table([e], title=f"ranking of {e.run}", compact=True))
     else:
@@ -37,12 +34,6 @@ def render_explanation(explanations: Sequence[Explanation]) -> str:
     for e in explanations:
         console.print(_summary(e))
     return buffer.getvalue()
-
-
-def _natural_width(table: Table) -> int:
-    """The width ``table`` takes when nothing has to wrap."""
-    wide = Console(file=io.StringIO(), width=10_000)
-    return Measurement.get(wide, wide.options, table).maximum
 
 
 def render_explanation_json(explanations: Sequence[Explanation]) -> str:

@@ -5,13 +5,12 @@ from __future__ import annotations
 import io
 import json
 import math
-import shutil
 from collections.abc import Sequence
 
-from rich.console import Console
 from rich.table import Table
 
 from judged.analysis.settle import PairBound, Settlement
+from judged.render.width import text_console
 
 #: The paired t-test's conclusion for the pair (first, second), in words.
 CONCLUSION = {1: "first better", -1: "first worse", 0: "no significant difference"}
@@ -20,8 +19,7 @@ CONCLUSION = {1: "first better", -1: "first worse", 0: "no significant differenc
 def render_settle(s: Settlement, proposals: Sequence[tuple[str, str, float]] = ()) -> str:
     """Runs' mean ranges, every pair with its joint range, the order, the stopping rule and the next documents."""
     buffer = io.StringIO()
-    console = Console(file=buffer, width=shutil.get_terminal_size((120, 24)).columns,
-                      force_terminal=False, color_system=None)
+    console = text_console(buffer, None, fallback=120)
     grades = f"{min(s.grades)}..{max(s.grades)}"
     console.print(f"settle {s.measure} over {len(s.qids)} queries every run scored"
                   + (f" ({s.skipped} skipped: not scored by every run)" if s.skipped else "")

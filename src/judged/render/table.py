@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import io
 import math
-import shutil
 from collections.abc import Sequence
 
 import numpy as np
-from rich.console import Console
 from rich.table import Table
 
 from judged.engine.config import ensure_same_conventions
 from judged.engine.result import Result
+from judged.render.width import text_console
 
 #: The narrowest measure column that still shows a canonical name in a few lines.
 _NAME_ROOM = 24
@@ -28,8 +27,7 @@ def render_table(results: Sequence[Result], per_query: bool = False, width: int 
     """A rich table as plain text (colour only on a terminal); runs side by side must share conventions."""
     ensure_same_conventions(results)
     buffer = io.StringIO()
-    console = Console(file=buffer, width=width or shutil.get_terminal_size((120, 24)).columns,
-                      force_terminal=False, color_system=None)
+    console = text_console(buffer, width, fallback=120)
     measures = results[0].measures
     # Numbers are never cut. When the runs' columns leave the measure column too little room, each measure gets
     # a short label in the table and its canonical name a line of its own under it.
