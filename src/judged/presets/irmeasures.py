@@ -12,7 +12,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from judged.measures.spec import Gain, Measure
+from judged.measures.parse import parse
+from judged.measures.spec import DEFAULTS, Gain, Measure
 from judged.presets.base import Preset, _drop_ok, _integral, _rel_at_least, _Rule
 from judged.presets.trec import _TREC_WHY
 
@@ -171,6 +172,9 @@ class _IrMeasuresPreset(Preset):
     """The preset, with RR@k ranked as the msmarco provider ranks (ties=docid)."""
 
     def _map(self, measure: Measure | str) -> tuple[Measure, _Rule]:
+        given = parse(measure) if isinstance(measure, str) else measure
+        if isinstance(given, Measure) and given.name == "RR" and given.cutoff is not None and given.ties == "docid":
+            measure = dataclasses.replace(given, ties=DEFAULTS["ties"])  # the order this preset itself gives RR@k
         mapped, rule = super()._map(measure)
         if mapped.name == "RR" and mapped.cutoff is not None:
             mapped = dataclasses.replace(mapped, ties="docid")
