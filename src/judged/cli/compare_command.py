@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from judged.cli.comparison_options import comparison_options, resolved_correction
 from judged.cli.eval_command import distinct_names
 from judged.cli.output import (
     config_option,
@@ -19,14 +20,13 @@ from judged.cli.progress import progress
 from judged.cli.store_common import db_option, judgments_option, read_judgments, with_judgment_set
 from judged.engine.config import Config
 from judged.engine.evaluate import evaluate
-from judged.errors import UsageError
 from judged.render.compare import (
     render_comparison,
     render_comparison_json,
     render_comparison_latex,
     render_comparison_tsv,
 )
-from judged.stats.compare import CORRECTIONS, FAMILIES, compare
+from judged.stats.compare import FAMILIES, compare
 
 _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv": render_comparison_tsv,
               "latex": render_comparison_latex}
@@ -39,16 +39,10 @@ _RENDERERS = {"table": render_comparison, "json": render_comparison_json, "tsv":
 @db_option
 @click.option("--measure", "-m", "measures", multiple=True, help="Measure; repeat for more. Default: nDCG@10.")
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
-@parameter_option("permutations")
-@parameter_option("resamples")
-@parameter_option("seed")
+@comparison_options
 @parameter_option("alpha")
-@click.option("--correction", type=click.Choice(CORRECTIONS[:3]),
-              help="Adjust the p-values across the runs compared (default: holm).")
 @click.option("--family", type=click.Choice(FAMILIES), default="measure", show_default=True,
               help="What --correction adjusts over: the runs compared on each measure, or every run and measure.")
-@click.option("--tukey", is_flag=True,
-              help="Randomised Tukey HSD over all runs instead of per-pair tests, with the matrix of every pair.")
 @click.option("--risk-alpha", type=click.FloatRange(min=0),
               help="Add URisk/TRisk against the baseline, losses x (1+A).")
 @click.option("--plan-delta", type=click.FloatRange(min=0, min_open=True),
@@ -66,8 +60,7 @@ def compare_command(runs, qrels_path, judgments, db, measures, baseline, permuta
       judged compare examples/runs/bm25.run examples/runs/dense.run examples/runs/naive.run \\
           --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25 --risk-alpha 1 --plan-delta 0.05
     """
-    if tukey and correction:
-        raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
+    correction = resolved_correction(correction, tukey)
     team = Config.load(config)
     parsed = [team.measure(m) for m in measures] if measures else (team.default_measures() or [team.measure("nDCG@10")])
     with progress("reading judgments") as step:
@@ -79,7 +72,7 @@ def compare_command(runs, qrels_path, judgments, db, measures, baseline, permuta
                                     config=team.record()))
         comparison = compare(distinct_names(results, runs), baseline=baseline, permutations=permutations,
                              resamples=resamples, seed=seed, alpha=alpha,
-                             correction="tukey" if tukey else correction or "holm", family=family,
+                             correction=correction, family=family,
                              risk_alpha=risk_alpha, plan_delta=plan_delta, progress=step)
     text = with_provenance(_RENDERERS[fmt](comparison), fmt, results=results, inputs=[qrels], config=team.record())
     write_output(with_judgment_set(text, qrels, fmt), output)

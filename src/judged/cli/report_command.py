@@ -6,12 +6,12 @@ import sys
 
 import click
 
+from judged.cli.comparison_options import comparison_options, resolved_correction
 from judged.cli.output import config_option, convention_option, parameter_option, say_written
 from judged.cli.progress import progress
 from judged.cli.settle_command import read_pool_file
 from judged.cli.store_common import db_option, judgments_option, read_judgments
 from judged.engine.config import Config
-from judged.errors import UsageError
 from judged.report import report
 
 
@@ -24,12 +24,7 @@ from judged.report import report
 @click.option("--baseline", help="The run (by name) the others are compared with. Default: the first.")
 @click.option("--output", "-o", required=True, type=click.Path(dir_okay=False),
               help="The HTML file to write (atomically); - for stdout.")
-@parameter_option("permutations")
-@parameter_option("resamples")
-@parameter_option("seed")
-@click.option("--correction", type=click.Choice(["holm", "bh", "none"]),
-              help="Adjust the p-values across the runs and pairs compared (default: holm).")
-@click.option("--tukey", is_flag=True, help="Randomised Tukey HSD over all runs instead of per-pair tests.")
+@comparison_options
 @parameter_option("worst", help="How many worst and most changed queries each run lists (each linked to its "
                                  "explain view)")
 @click.option("--title", help="The page title. Default: the run names.")
@@ -52,13 +47,12 @@ def report_command(runs, qrels_path, judgments, db, measures, baseline, output, 
       judged report examples/runs/bm25.run examples/runs/dense.run examples/runs/naive.run \\
           --qrels examples/qrels.txt -m nDCG@10 -m R@100 --baseline bm25 -o report.html
     """
-    if tukey and correction:
-        raise UsageError("--tukey adjusts for every pair of runs itself; drop --correction.")
+    correction = resolved_correction(correction, tukey)
     pool = None if no_settle else settle_pool if settle_pool in ("top_k", "retrieved") else read_pool_file(settle_pool)
     with progress("reading judgments") as step:
         qrels = read_judgments(qrels_path, None, judgments, db)
         report(runs, qrels, measures or None, baseline=baseline, path=output, config=Config.load(config),
                missing=missing, permutations=permutations, resamples=resamples, seed=seed,
-               correction="tukey" if tukey else correction or "holm", worst=worst, title=title, command=sys.argv,
+               correction=correction, worst=worst, title=title, command=sys.argv,
                progress=step, settle_pool=pool)
     say_written(output)
