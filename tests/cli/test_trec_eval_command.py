@@ -1,6 +1,6 @@
 """`judged trec_eval` through click's CliRunner: trec_eval's option rules, its exit codes and messages, -n, -Z, -J, -c.
 
-The byte-for-byte comparisons with trec_eval's own expected outputs are in tests/test_conformance_trec_eval.py;
+The byte-for-byte comparisons with trec_eval's own expected outputs are in tests/cli/test_conformance_trec_eval.py;
 here each option is checked on a collection small enough to work out by hand.
 """
 

@@ -1,5 +1,5 @@
 """trec_eval's preference measures on examples worked by hand: transitivity across sub-groups, groups that
-disagree, the Rnonrel padding and cut, and inconsistent groups refused. tests/test_conformance_trec_eval.py
+disagree, the Rnonrel padding and cut, and inconsistent groups refused. tests/cli/test_conformance_trec_eval.py
 checks every measure byte for byte against trec_eval's expected output for its prefs and qrels_prefs tests."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Record ranx's per-query values for the preset tests: tests/data/ranx/recorded.json.
 
 ranx brings numba, LLVM and matplotlib (about 350 MB) for four tests, so the test install does not carry it:
-tests/test_presets.py compares judged's ranx presets to these recorded values, checking first that the
-collection hashes to the one they were computed from. Rerun after changing tests/preset_collections.py, in
+tests/presets/test_presets.py compares judged's ranx presets to these recorded values, checking first that the
+collection hashes to the one they were computed from. Rerun after changing tests/presets/preset_collections.py, in
 any environment with ranx (judged itself is not needed):
 
     python -m venv /tmp/ranx && /tmp/ranx/bin/pip install ranx
@@ -20,7 +20,7 @@ from pathlib import Path
 from ranx import Qrels, Run, evaluate
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # tests/, for the collections the tests draw
+sys.path.insert(0, str(HERE.parents[1] / "presets"))  # tests/presets: the collections the tests draw
 from preset_collections import RANX_BURGES_PAIRS, RANX_PAIRS, TIE_FREE, collection_digest  # noqa: E402
 
 

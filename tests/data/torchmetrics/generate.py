@@ -1,8 +1,8 @@
 """Record TorchMetrics' per-query values for the preset tests: tests/data/torchmetrics/recorded.json.
 
-TorchMetrics needs PyTorch (gigabytes), so the test install does not carry it: tests/test_presets.py compares
+TorchMetrics needs PyTorch (gigabytes), so the test install does not carry it: tests/presets/test_presets.py compares
 judged's torchmetrics preset to these recorded values, checking first that each case's candidate rows hash to
-what they were computed from. Rerun after changing tests/preset_collections.py, in any environment with
+what they were computed from. Rerun after changing tests/presets/preset_collections.py, in any environment with
 torch, torchmetrics and numpy (judged itself is not needed):
 
     python -m venv /tmp/torch && /tmp/torch/bin/pip install torch==2.13.0 torchmetrics numpy
@@ -23,7 +23,7 @@ from torchmetrics.functional import retrieval
 from torchmetrics.retrieval import RetrievalNormalizedDCG
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # tests/, for the collections the tests draw
+sys.path.insert(0, str(HERE.parents[1] / "presets"))  # tests/presets: the collections the tests draw
 from preset_collections import (  # noqa: E402
     GAINS,
     TIE_FREE,

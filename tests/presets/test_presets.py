@@ -3,7 +3,7 @@ the values of TorchMetrics and ranx recorded by tests/data/<library>/generate.py
 brings numba and LLVM: the test install carries neither; where they are installed, a test regenerates the
 values and compares).
 
-Every test draws the seeded collections of tests/preset_collections.py, built
+Every test draws the seeded collections of tests/presets/preset_collections.py, built
 to hit the edges (its docstring lists them). Scores are multiples of 1/8 or
 1/4, exact in float32, so trec_eval's and TorchMetrics' float scores change nothing.
 
@@ -27,7 +27,7 @@ import ir_measures
 import pytest
 import pytrec_eval
 import pytrec_eval_ext
-from preset_collections import (  # tests/ is on sys.path under pytest (no __init__.py)
+from preset_collections import (  # tests/presets is on sys.path under pytest (no __init__.py)
     GAINS,
     RANX_BURGES_PAIRS,
     RANX_PAIRS,
@@ -73,7 +73,7 @@ def assert_same(mine: dict[str, float], theirs: dict[str, float], what: str, tol
 def load_generator(library: str):
     """tests/data/<library>/generate.py as a module, to compare what it records with the installed library."""
     spec = importlib.util.spec_from_file_location(f"generate_{library}",
-                                                  Path(__file__).parent / "data" / library / "generate.py")
+                                                  Path(__file__).parents[1] / "data" / library / "generate.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -211,7 +211,7 @@ def test_ir_measures_rr_at_k_breaks_ties_as_the_msmarco_provider_does():
 # ---------------------------------------------------------------------------------------------
 # ranx (tie-free: ranx orders ties arbitrarily), from values recorded by tests/data/ranx/generate.py
 
-RANX = json.loads((Path(__file__).parent / "data" / "ranx" / "recorded.json").read_text())
+RANX = json.loads((Path(__file__).parents[1] / "data" / "ranx" / "recorded.json").read_text())
 
 
 def test_the_ranx_values_were_recorded_from_this_collection():
@@ -273,7 +273,7 @@ def test_sklearn_preset_scores_norel_rows_zero():
     assert empty and all(mine[q] == 0.0 for q in empty)
 
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "torchmetrics" / "recorded.json").read_text())
+RECORDED = json.loads((Path(__file__).parents[1] / "data" / "torchmetrics" / "recorded.json").read_text())
 
 
 def recorded(case: str, data: dict | None) -> dict[str, float]:

@@ -15,7 +15,7 @@ from judged.errors import InputError
 from judged.rubric import Rubric, check_rubric, load_rubric
 from judged.rubric.wording import COMPARATIVE_PHRASES, COMPARATIVE_WORDS
 
-GOLDEN = Path(__file__).parent / "agreement" / "golden"
+GOLDEN = Path(__file__).parents[1] / "agreement" / "golden"
 
 BAD_TOML = '''\
 name = "bad"

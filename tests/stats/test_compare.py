@@ -74,7 +74,7 @@ def test_notebook_html_escapes_and_lists_every_run(examples):
     assert "<caption>nDCG(gain=linear" in page
 
 
-GOLDEN = Path(__file__).parent / "golden" / "compare"
+GOLDEN = Path(__file__).parents[1] / "golden" / "compare"
 
 
 def _dict_results(per_query: dict[str, list[float]]) -> list[judged.Result]:

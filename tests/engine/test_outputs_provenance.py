@@ -18,7 +18,7 @@ from judged.cli.progress import progress
 from judged.io.inputs import Qrels, Source
 from judged.render import render_json, render_table
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUNS = [str(EXAMPLES / "runs" / f"{n}.run") for n in ("bm25", "dense")]
 QRELS = str(EXAMPLES / "qrels.txt")
 TEAM = '[conventions]\ngain = "exp"\n'

@@ -12,7 +12,7 @@ import judged
 from judged.cli import main
 from judged.render import render_table
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 RUNS = [str(EXAMPLES / "runs" / f"{n}.run") for n in ("bm25", "dense", "naive")]
 QRELS = str(EXAMPLES / "qrels.txt")
 NDCG = "nDCG(gain=linear,ideal=judged,unjudged=zero,ties=trec,norel=0)@10"

@@ -336,7 +336,7 @@ def test_query_sets_follow_the_documented_rules():
 
 # trec_eval's other single-qrels families, named as trec_eval names them; judged reads each name through
 # judged.measures.trec_names, so the table is under test too. unj is not in pytrec_eval (its value is in
-# tests/test_conformance_trec_eval.py); utility with coefficients fails there ("improper number of coefficients").
+# tests/cli/test_conformance_trec_eval.py); utility with coefficients fails there ("improper number of coefficients").
 TREC_FAMILIES = ("num_q", "gm_map", "iprec_at_recall", "infAP", "gm_bpref", "Rprec_mult", "utility", "11pt_avg",
                  "binG", "G", "ndcg_rel", "Rndcg", "relative_P", "set_relative_P", "set_map", "set_F",
                  "num_nonrel_judged_ret")
@@ -349,7 +349,7 @@ def trec_family_pairs(names, rel: int, drop: bool) -> dict[str, tuple[str, judge
 
     pytrec_eval bundles trec_eval 9's iprec_at_recall and 11pt_avg, which meet a recall level at the
     (long)(level * R + 0.9)-th relevant document where trec_eval 10 rounds (m_iprec_at_recall.c; judged's
-    default, checked against trec_eval 10's own output in tests/test_conformance_trec_eval.py): they are
+    default, checked against trec_eval 10's own output in tests/cli/test_conformance_trec_eval.py): they are
     compared under ``rounding=v9``, as judged.pytrec_eval computes them.
     """
     pairs = {}

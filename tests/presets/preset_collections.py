@@ -1,4 +1,4 @@
-"""The seeded collections the preset tests draw (tests/test_presets.py), shared with the generator of
+"""The seeded collections the preset tests draw (tests/presets/test_presets.py), shared with the generator of
 TorchMetrics' recorded values (tests/data/torchmetrics/generate.py), which runs without judged's test extra.
 
 Built to hit the edges: judged queries the run missed, a run-only query, queries with no relevant judgment,
