@@ -164,7 +164,9 @@ def test_examples_sidecar_keeps_pooled_unjudged_apart_from_never_pooled(sqlite_s
     pooled = {(q, d) for q, docs in sidecar["pool"]["pooled"].items() for d in docs}
     assert pooled == {tuple(line.split("\t")[:2]) for line in (examples / "pool.tsv").read_text().splitlines()}
     assert all(counts["judged_unpooled"] == 0 for counts in sidecar["queries"].values())
+    assert sidecar["judgment_set"]["head"] == frozen.head and frozen.head.startswith("judgments@240:")
     sidecar["judgment_set"]["created"] = "<created>"
+    sidecar["judgment_set"]["head"] = "<head>"  # chain hashes cover event times
     assert json.dumps(sidecar, indent=2, sort_keys=True) + "\n" == (GOLDEN / "examples.sidecar.json").read_text()
     assert sqlite_store.export("nist@1") == (text, sidecar_text)  # deterministic
 

@@ -90,7 +90,10 @@ def verify_command(expect_head, db):
         click.echo(f"store: {store.url}")
     for c in report.chains:
         click.echo(f"{c.table}: {c.events} event(s) chained" + (f", head {c.head}" if c.head and c.ok else ""))
-    click.echo(f"judgment sets: {report.sets} checked")
+    anchored = report.sets - report.unanchored
+    click.echo(f"judgment sets: {report.sets} checked, {anchored} re-derived from the log up to their head"
+               + (f" ({report.unanchored} frozen before sets recorded a head: content hash and seal only)"
+                  if report.unanchored else ""))
     if expect_head and report.ok:
         click.echo("anchor: held")
     if not report.ok:

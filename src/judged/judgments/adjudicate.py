@@ -63,9 +63,12 @@ def _check_pair(connection: sa.Connection, qid: str, docid: str) -> None:
     raise UsageError(f"{qid} {docid} is in no pool and nobody has labelled it: there is nothing to adjudicate.{hint}")
 
 
-def latest(connection: sa.Connection) -> dict[tuple[str, str], Adjudication]:
-    """The adjudication in force for every adjudicated pair (the latest event of the pair)."""
+def latest(connection: sa.Connection, through: int | None = None) -> dict[tuple[str, str], Adjudication]:
+    """The adjudication in force for every adjudicated pair (the latest event of the pair; ``through``: the
+    latest up to that event)."""
     newest = sa.select(sa.func.max(_a.c.id)).group_by(_a.c.qid, _a.c.docid)
+    if through is not None:
+        newest = newest.where(_a.c.id <= through)
     rows = connection.execute(_select().where(_a.c.id.in_(newest))).mappings()
     return {(row["qid"], row["docid"]): _adjudication(row) for row in rows}
 

@@ -90,6 +90,23 @@ def anchor(connection: sa.Connection) -> str:
     return ",".join(f"{name}@{seq}:{digest or ''}" for name, (seq, digest) in heads.items())
 
 
+def positions(kept: str) -> dict[str, int]:
+    """Each chain's position in an :func:`anchor`: how far the log had come.
+
+    >>> positions("judgments@12:ab,adjudications@0:")
+    {'judgments': 12, 'adjudications': 0}
+    """
+    found = {}
+    for part in kept.split(","):
+        name, _, rest = part.partition("@")
+        seq = rest.partition(":")[0]
+        if name not in CONTENT or not seq.isdigit():
+            raise UsageError(f"an anchor is what `judged db head` prints, such as judgments@12:3fa9...,"
+                             f"adjudications@0: . Got {part!r} instead.")
+        found[name] = int(seq)
+    return found
+
+
 def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
     """What breaks ``kept`` (an :func:`anchor` printed earlier): a chain whose event at the anchored position
     is gone (the log was cut short, or an older copy restored) or is another event (a history rewritten)."""

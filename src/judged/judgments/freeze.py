@@ -31,6 +31,7 @@ import sqlalchemy as sa
 
 from judged.errors import JudgedError, UsageError
 from judged.io.inputs import QRELS_SCHEMA, Qrels, Source
+from judged.judgments import chain
 from judged.judgments import schema as t
 from judged.judgments.adjudicate import latest
 from judged.judgments.automatic import Counted, counted
@@ -85,8 +86,9 @@ def freeze(
         assessors = whose.assessors  # the policy names the people whose labels it read
     pool = _pool_name(connection, pool)
     pooled = set(membership(connection, pool)) if pool else set()
+    head = chain.anchor(connection)  # the set is derived from the log as it stands here, and records where
     rows, rubrics = decide(connection, resolve, whose.assessors, adjudications, pooled,
-                           only=pooled if effort is not None else None)
+                           only=pooled if effort is not None else None, through=chain.positions(head))
     included = sorted(machines & set(assessors)) if assessors is not None else sorted(machines)
     if not any(row["grade"] is not None for row in rows):
         who = f" by {', '.join(assessors)}" if assessors else ""
@@ -103,15 +105,16 @@ def freeze(
                    "adjudications": adjudications, **({"effort": effort} if effort is not None else {}),
                    **({"automatic": included} if include_automatic and included else {})},
     }
+    digest = set_digest(rows, content, rubric_spec(connection, rubric))
     previous = _latest(connection, name)
-    if previous is not None and _content(previous) == (content, rubric_spec(connection, rubric)):
+    if previous is not None and previous_hash(connection, previous) == digest:
         return Frozen(previous, False, whose)
     version = previous.version + 1 if previous else 1
     seal = rows[-1]  # stored last: once it is, the set takes no more pairs (the triggers of migration 0003)
     set_id = connection.execute(
         sa.insert(t.judgment_sets)
         .values(name=name, version=version, rubric_id=rubric, created=now(), seal_qid=seal["qid"],
-                seal_docid=seal["docid"], **content)
+                seal_docid=seal["docid"], head=head, set_hash=digest, **content)
         .returning(t.judgment_sets.c.id)
     ).scalar_one()
     if len(rows) > 1:
@@ -120,12 +123,83 @@ def freeze(
     return Frozen(load(connection, f"{name}@{version}"), True, whose)
 
 
-def _content(judgment_set: JudgmentSet) -> tuple[dict, str | None]:
-    """What decides whether a new freeze would repeat ``judgment_set``: everything but its name, version and time."""
-    return {
-        "content_hash": judgment_set.content_hash, "pool": judgment_set.pool, "pool_hash": judgment_set.pool_hash,
-        "pool_runs": list(judgment_set.pool_runs), "policy": judgment_set.policy,
-    }, judgment_set.rubric
+def set_digest(rows: list[dict], content: dict, rubric: str | None) -> str:
+    """The sha256 a set is known by in full: every pair (grade, state, pooled), the canonical qrels' hash, the
+    pool and its runs, the policy and the rubric; everything its export writes, so no part can change alone."""
+    document = {
+        "pairs": sorted([r["qid"], r["docid"], r["grade"], r["state"], bool(r["pooled"])] for r in rows),
+        **{key: content[key] for key in ("content_hash", "pool", "pool_hash", "pool_runs", "policy")},
+        "rubric": rubric,
+    }
+    return hashlib.sha256(json.dumps(document, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def _content_of(judgment_set: JudgmentSet) -> dict:
+    return {"content_hash": judgment_set.content_hash, "pool": judgment_set.pool, "pool_hash": judgment_set.pool_hash,
+            "pool_runs": list(judgment_set.pool_runs), "policy": judgment_set.policy}
+
+
+def previous_hash(connection: sa.Connection, judgment_set: JudgmentSet) -> str:
+    """``judgment_set``'s :func:`set_digest`, recomputed from what it holds (a set from before migration 0008
+    has none recorded): a new freeze that would repeat it makes no new version."""
+    return set_digest(pairs(connection, judgment_set), _content_of(judgment_set), judgment_set.rubric)
+
+
+def derivation_problems(connection: sa.Connection, set_id: int) -> list[str]:
+    """What the log does not bear out of the set stored as ``set_id`` (empty: it is what freezing the log up to
+    its head under its policy gives, pair for pair).
+
+    Checked: the recorded head lies on both chains; the set hash covers its pairs and metadata; the pooled pairs
+    hash to the pool hash; and :func:`decide`, replayed on the events and adjudications up to the head with the
+    set's own policy and pooled pairs, gives exactly its pairs, states and rubric. A set from before migration
+    0008 records no head: only its content hash and seal are checked (by :func:`check_content` and verify).
+    """
+    s = t.judgment_sets
+    row = connection.execute(sa.select(s).where(s.c.id == set_id)).mappings().one()
+    spec = f"{row['name']}@{row['version']}"
+    if row["head"] is None:
+        return []
+    judgment_set = _judgment_set(connection, row, {})
+    stored = pairs(connection, judgment_set)
+    problems = [f"judgment set {spec} was frozen from a history the log no longer holds: {problem}"
+                for problem in chain.check_anchor(connection, row["head"])]
+    found = set_digest(stored, _content_of(judgment_set), judgment_set.rubric)
+    if found != row["set_hash"]:
+        problems.append(f"judgment set {spec}: its pairs, states or metadata hash to {found[:12]}, not to its "
+                        f"recorded set hash {str(row['set_hash'])[:12]}; it was changed after it was frozen")
+    pooled = {(r["qid"], r["docid"]) for r in stored if r["pooled"]}
+    pooled_text = "".join(f"{q}\t{d}\n" for q, d in sorted(pooled))
+    if row["pool"] is not None and hashlib.sha256(pooled_text.encode()).hexdigest() != row["pool_hash"]:
+        problems.append(f"judgment set {spec}: its pooled pairs do not hash to its pool hash")
+    if problems:
+        return problems
+    policy = row["policy"]
+    try:
+        derived, rubrics = decide(connection, policy["resolve"], policy["assessors"], policy["adjudications"],
+                                  pooled, only=pooled if "effort" in policy else None,
+                                  through=chain.positions(row["head"]))
+    except (UsageError, JudgedError) as err:
+        return [f"judgment set {spec}: the log up to its head does not freeze under its policy ({err})"]
+    mine = {(r["qid"], r["docid"]): (r["grade"], r["state"], bool(r["pooled"])) for r in stored}
+    theirs = {(r["qid"], r["docid"]): (r["grade"], r["state"], bool(r["pooled"])) for r in derived}
+    if mine != theirs:
+        differ = sorted(set(mine) ^ set(theirs) | {k for k in set(mine) & set(theirs) if mine[k] != theirs[k]})
+        q, d = differ[0]
+        problems.append(f"judgment set {spec}: {len(differ)} pair(s) are not what the log up to its head gives "
+                        f"(first: {q} {d}: stored {_shown(mine.get((q, d)))}, the log gives "
+                        f"{_shown(theirs.get((q, d)))}); it was not made by freezing this log")
+    derived_rubric = rubrics.pop() if len(rubrics) == 1 and None not in rubrics else None
+    if derived_rubric != judgment_set.rubric:
+        problems.append(f"judgment set {spec}: it names rubric {judgment_set.rubric}, the log's grades were "
+                        f"recorded under {derived_rubric}")
+    return problems
+
+
+def _shown(entry: tuple | None) -> str:
+    if entry is None:
+        return "nothing"
+    grade, state, pooled = entry
+    return f"{state}{'' if grade is None else f' grade {grade}'}{', pooled' if pooled else ''}"
 
 
 def check_resolve(resolve: str) -> None:
@@ -154,18 +228,20 @@ def _assignees(connection: sa.Connection, pool: str) -> list[str]:
 
 
 def decide(connection, resolve: str, assessors, adjudications: bool, pooled: set,
-           only: set | None = None) -> tuple[list[dict], set]:
+           only: set | None = None, through: dict[str, int] | None = None) -> tuple[list[dict], set]:
     """One row per pair (its grade or ``None``, how it was decided, whether pooled), and the rubrics of the grades.
 
     ``only``: the pairs to decide (an effort's pool); ``None``: every labelled, adjudicated or pooled pair.
+    ``through``: each chain's position (:func:`judged.judgments.chain.positions`) to decide as of; ``None``: now.
     """
+    through = through or {}
     grades: dict[tuple[str, str], dict[str, int]] = defaultdict(dict)
     cannot: set[tuple[str, str]] = set()
     rubrics: set[str | None] = set()
-    decided = latest(connection) if adjudications else {}
+    decided = latest(connection, through.get("adjudications")) if adjudications else {}
     if only is not None:
         decided = {pair: a for pair, a in decided.items() if pair in only}
-    for e in current_events(connection, assessors):
+    for e in current_events(connection, assessors, through.get("judgments")):
         if only is not None and (e.qid, e.docid) not in only:
             continue
         if e.kind != "grade":
@@ -266,10 +342,17 @@ def load(connection: sa.Connection, spec: str) -> JudgmentSet:
         .group_by(t.judgment_set_pairs.c.state)
     )
     check_content(connection, row["id"], f"{row['name']}@{row['version']}", row["content_hash"])
+    problems = derivation_problems(connection, row["id"])
+    if problems:
+        raise JudgedError(f"{problems[0]}; it is not used (`judged db verify` lists every problem)")
+    return _judgment_set(connection, row, dict(sorted(states.all())))
+
+
+def _judgment_set(connection: sa.Connection, row, counts: dict[str, int]) -> JudgmentSet:
     return JudgmentSet(
         name=row["name"], version=row["version"], content_hash=row["content_hash"], created=as_utc(row["created"]),
         policy=row["policy"], pool=row["pool"], pool_hash=row["pool_hash"], pool_runs=tuple(row["pool_runs"]),
-        rubric=rubric_spec(connection, row["rubric_id"]), counts=dict(sorted(states.all())),
+        rubric=rubric_spec(connection, row["rubric_id"]), counts=counts, head=row["head"],
     )
 
 
@@ -337,7 +420,7 @@ def sidecar(judgment_set: JudgmentSet, rows: list[dict]) -> str:
             "id": judgment_set.id, "name": judgment_set.name, "version": judgment_set.version,
             "content_hash": judgment_set.content_hash,
             "created": judgment_set.created.isoformat(timespec="seconds"),
-            "policy": judgment_set.policy, "rubric": judgment_set.rubric,
+            "policy": judgment_set.policy, "rubric": judgment_set.rubric, "head": judgment_set.head,
         },
         "qrels": {
             "sha256": judgment_set.content_hash, "pairs": len(labelled),

@@ -165,14 +165,14 @@ def _same_undo(earlier: Judgment, qid: str, docid: str, assessor: str) -> Judgme
     return earlier
 
 
-def _current_ids() -> sa.Select:
-    """Sequence numbers of the current label events: per (pair, assessor), the latest not undone."""
+def _current_ids(through: int | None = None) -> sa.Select:
+    """Sequence numbers of the current label events: per (pair, assessor), the latest not undone (as the log
+    stood after event ``through``, when given)."""
     undone = sa.select(_j.c.undoes).where(_j.c.undoes.is_not(None))
-    return (
-        sa.select(sa.func.max(_j.c.id))
-        .where(_j.c.kind != "undo", _j.c.event_id.not_in(undone))
-        .group_by(_j.c.qid, _j.c.docid, _j.c.assessor)
-    )
+    latest = sa.select(sa.func.max(_j.c.id)).where(_j.c.kind != "undo")
+    if through is not None:
+        undone, latest = undone.where(_j.c.id <= through), latest.where(_j.c.id <= through)
+    return latest.where(_j.c.event_id.not_in(undone)).group_by(_j.c.qid, _j.c.docid, _j.c.assessor)
 
 
 def _events() -> sa.Select:
@@ -190,9 +190,11 @@ def current(connection: sa.Connection, qid: str, docid: str, assessor: str) -> J
     return _judgment(row) if row else None
 
 
-def current_events(connection: sa.Connection, assessors: Iterable[str] | None = None) -> Iterator[Judgment]:
-    """Every current label event (grades and cannot-judge), by qid, docid and assessor."""
-    statement = _events().where(_j.c.id.in_(_current_ids()))
+def current_events(connection: sa.Connection, assessors: Iterable[str] | None = None,
+                   through: int | None = None) -> Iterator[Judgment]:
+    """Every current label event (grades and cannot-judge), by qid, docid and assessor; ``through``: as the log
+    stood after that event (a frozen set's head)."""
+    statement = _events().where(_j.c.id.in_(_current_ids(through)))
     if assessors is not None:
         statement = statement.where(_j.c.assessor.in_(list(assessors)))
     rows = connection.execute(statement).mappings()

@@ -163,6 +163,7 @@ class JudgmentSet:
     pool_runs: tuple[dict, ...]
     rubric: str | None
     counts: dict[str, int] = field(default_factory=dict)
+    head: str | None = None  # the log's anchor it was frozen from (``judged db head``); None: frozen before 0008
 
     @property
     def id(self) -> str:

@@ -178,6 +178,8 @@ judgment_sets = sa.Table(
     _created(),
     sa.Column("seal_qid", sa.String),
     sa.Column("seal_docid", sa.String),
+    sa.Column("head", sa.String),  # the log's anchor when frozen (migration 0008); NULL for older sets
+    sa.Column("set_hash", sa.String(64)),  # sha256 of all the set holds (freeze.set_digest); NULL for older sets
     sa.UniqueConstraint("name", "version", name="uq_judgment_sets_name_version"),
 )
 

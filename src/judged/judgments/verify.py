@@ -2,7 +2,9 @@
 
 Checks every hash chain (:mod:`judged.judgments.chain`) from its first event,
 recomputes every frozen set's content hash from its stored pairs, checks
-that every set still holds its seal pair (the one stored last), and, given an
+that every set still holds its seal pair (the one stored last), re-derives
+every set from the log up to the head it records (a set is a function of the
+log: :func:`judged.judgments.freeze.derivation_problems`), and, given an
 anchor kept from ``judged db head``, that the chains still hold it. Anything that
 does not hold is a problem, named with the event or set where it starts.
 
@@ -23,7 +25,7 @@ import sqlalchemy as sa
 from judged.errors import JudgedError
 from judged.judgments import chain
 from judged.judgments import schema as t
-from judged.judgments.freeze import check_content
+from judged.judgments.freeze import check_content, derivation_problems
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,7 @@ class Verification:
     chains: tuple[chain.ChainReport, ...]
     sets: int
     problems: tuple[str, ...]
+    unanchored: int = 0  # sets frozen before migration 0008: no head, so not re-derived from the log
 
     @property
     def ok(self) -> bool:
@@ -49,7 +52,7 @@ def verify(connection: sa.Connection, expect_head: str | None = None) -> Verific
         problems += chain.check_anchor(connection, expect_head)
     s, p = t.judgment_sets, t.judgment_set_pairs
     rows = connection.execute(sa.select(s.c.id, s.c.name, s.c.version, s.c.content_hash, s.c.seal_qid,
-                                        s.c.seal_docid).order_by(s.c.id)).all()
+                                        s.c.seal_docid, s.c.head).order_by(s.c.id)).all()
     for row in rows:
         spec = f"{row.name}@{row.version}"
         try:
@@ -61,4 +64,11 @@ def verify(connection: sa.Connection, expect_head: str | None = None) -> Verific
         if not sealed:
             problems.append(f"judgment set {spec} has lost its seal pair ({row.seal_qid} {row.seal_docid}): "
                             "pairs were removed after it was frozen")
-    return Verification(chains, len(rows), tuple(problems))
+        problems += derivation_problems(connection, row.id)
+    unanchored = [row.id for row in rows if row.head is None]
+    anchored = [row.id for row in rows if row.head is not None]
+    if unanchored and (min(unanchored) < 1 or (anchored and min(anchored) < max(unanchored))):
+        problems.append(f"judgment sets #{', #'.join(map(str, unanchored))} record no head, but they are not the "
+                        "first sets stored: a set frozen since migration 0008 always records one, so these were "
+                        "added behind the store")
+    return Verification(chains, len(rows), tuple(problems), sum(row.head is None for row in rows))

@@ -1,0 +1,122 @@
+"""A frozen set is a function of the log: a set the log up to its head does not produce is named by
+``judged db verify`` and refused by every read, on SQLite and PostgreSQL, whoever inserted it."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+
+import pytest
+import sqlalchemy as sa
+from click.testing import CliRunner
+
+from judged.cli import main
+from judged.errors import JudgedError
+from judged.judgments import Store, chain
+from judged.judgments import schema as t
+from judged.judgments.freeze import pairs, set_digest
+
+
+def _labelled(store: Store) -> None:
+    for docid, grade in (("d1", 2), ("d2", 0), ("d3", 1)):
+        store.record("q1", docid, assessor="ana", grade=grade)
+    store.record("q1", "d4", assessor="ana", cannot_judge="page does not load")
+
+
+def _forge(store: Store, *, grade_of: dict[str, int | None], head: str | None = None, name: str = "forged") -> None:
+    """What a writer with the app's own connection (every trigger kept) can do: insert a new set version whose
+    pairs carry chosen grades, with the real head and a set hash computed correctly for the forged pairs."""
+    real = store.judgment_set("s")
+    with store.engine.begin() as connection:
+        stored = pairs(connection, real)
+        forged = [{**r, "grade": grade_of.get(r["docid"], r["grade"])} for r in stored]
+        content = {"content_hash": hashlib.sha256(
+            "".join(f"{r['qid']} 0 {r['docid']} {r['grade']}\n" for r in sorted(
+                forged, key=lambda r: (r["qid"], r["docid"])) if r["grade"] is not None).encode()).hexdigest(),
+            "pool": real.pool, "pool_hash": real.pool_hash, "pool_runs": list(real.pool_runs), "policy": real.policy}
+        set_id = connection.execute(sa.insert(t.judgment_sets).values(
+            name=name, version=1, created=real.created, seal_qid=forged[-1]["qid"], seal_docid=forged[-1]["docid"],
+            head=head or real.head, set_hash=set_digest(forged, content, real.rubric), **content,
+        ).returning(t.judgment_sets.c.id)).scalar_one()
+        connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **r} for r in forged])
+
+
+def test_a_freeze_records_the_head_it_was_derived_from_and_verifies(store):
+    _labelled(store)
+    frozen = store.freeze("s").judgment_set
+    assert frozen.head == store.head() and chain.positions(frozen.head) == {"judgments": 4, "adjudications": 0}
+    store.record("q1", "d1", assessor="ana", grade=3)  # later labels do not change what the set was frozen from
+    report = store.verify()
+    assert report.ok and report.unanchored == 0, report.problems
+    assert store.export("s")[0] == "q1 0 d1 2\nq1 0 d2 0\nq1 0 d3 1\n"
+    assert json.loads(store.export("s")[1])["judgment_set"]["head"] == frozen.head
+
+
+def test_a_forged_set_with_a_correct_hash_is_named_and_refused(store):
+    _labelled(store)
+    store.freeze("s")
+    _forge(store, grade_of={"d2": 3})
+    problems = store.verify().problems
+    assert any("forged@1: 1 pair(s) are not what the log up to its head gives (first: q1 d2: stored single "
+               "grade 3, the log gives single grade 0)" in p for p in problems), problems
+    for read in (store.qrels, store.export, store.judgment_set):
+        with pytest.raises(JudgedError, match=r"forged@1: 1 pair.* it is not used"):
+            read("forged@1")
+    assert store.export("s")[0].startswith("q1 0 d1 2\n")  # the real set still reads
+
+
+def test_a_forged_cannot_judge_or_unjudged_state_is_caught(store):
+    _labelled(store)
+    store.freeze("s")
+    _forge(store, grade_of={"d4": 1})  # a cannot-judge pair given a grade
+    assert any("q1 d4: stored cannot_judge grade 1, the log gives cannot_judge" in p for p in store.verify().problems)
+
+
+def test_a_set_claiming_a_head_that_is_not_on_the_chain_is_refused(store):
+    _labelled(store)
+    store.freeze("s")
+    _forge(store, grade_of={}, head="judgments@4:" + "0" * 64 + ",adjudications@0:")
+    problems = store.verify().problems
+    assert any(p.startswith("judgment set forged@1 was frozen from a history the log no longer holds")
+               for p in problems)
+
+
+def test_a_set_without_a_head_cannot_be_inserted_through_the_triggers(store):
+    _labelled(store)
+    store.freeze("s")
+    with store.engine.connect() as connection, pytest.raises(sa.exc.DBAPIError, match="records the head"):
+        with connection.begin():
+            connection.execute(sa.insert(t.judgment_sets).values(
+                name="old-looking", version=1, content_hash="0" * 64, pool_runs=[], policy={},
+                created=store.judgment_set("s").created))
+
+
+def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
+    db = str(tmp_path / "judged.db")
+    with Store.open(db) as store:
+        _labelled(store)
+        store.freeze("s")
+    raw = sqlite3.connect(db, isolation_level=None)
+    raw.execute("DROP TRIGGER judgment_sets_anchored")
+    raw.execute("INSERT INTO judgment_sets (name, version, content_hash, pool_runs, policy, created) "
+                "SELECT 'late', 1, content_hash, pool_runs, policy, created FROM judgment_sets")
+    with Store.open(db) as store:
+        problems = store.verify().problems
+    assert any("record no head, but they are not the first sets stored" in p for p in problems)
+
+
+def test_a_set_whose_policy_was_changed_is_refused(tmp_path):
+    db = str(tmp_path / "judged.db")
+    with Store.open(db) as store:
+        _labelled(store)
+        store.freeze("s")
+    raw = sqlite3.connect(db, isolation_level=None)
+    for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        raw.execute(f"DROP TRIGGER {name}")
+    policy = '{"resolve": "max", "assessors": null, "adjudications": true}'
+    raw.execute(f"UPDATE judgment_sets SET policy = '{policy}'")
+    with Store.open(db) as store:
+        assert any("its pairs, states or metadata hash to" in p for p in store.verify().problems)
+        result = CliRunner().invoke(main, ["export", "s", "--db", db])
+    assert result.exit_code == 1 and "s@1: its pairs, states or metadata hash" in result.output
