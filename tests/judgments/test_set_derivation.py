@@ -120,3 +120,19 @@ def test_a_set_whose_policy_was_changed_is_refused(tmp_path):
         assert any("its pairs, states or metadata hash to" in p for p in store.verify().problems)
         result = CliRunner().invoke(main, ["export", "s", "--db", db])
     assert result.exit_code == 1 and "s@1: its pairs, states or metadata hash" in result.output
+
+
+def test_eval_and_compare_record_the_heads_of_the_set_they_read(tmp_path, examples):
+    db = str(tmp_path / "judged.db")
+    with Store.open(db) as store:
+        store.import_qrels(examples / "qrels.txt", assessor="nist")
+        frozen = store.freeze("nist").judgment_set
+        store.record("q01", "extra/doc", assessor="nist", grade=1)  # the log moves on after the freeze
+        now = store.head()
+    runs = [str(examples / "runs" / f"{n}.run") for n in ("bm25", "dense")]
+    for args in (["eval", runs[0]], ["compare", *runs, "--permutations", "99", "--resamples", "99"]):
+        result = CliRunner().invoke(main, [*args, "--judgments", "nist@1", "--db", db, "-f", "json"])
+        assert result.exit_code == 0, result.output
+        document = json.loads(result.stdout)
+        assert document["judgments"]["heads"] == {"frozen_from": frozen.head, "read_at": now}
+        assert frozen.head in result.stdout and frozen.head != now

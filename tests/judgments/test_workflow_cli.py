@@ -99,12 +99,14 @@ def frozen(tmp_path_factory):
         store.import_qrels(EXAMPLES / "qrels.txt", assessor="nist")
         judgment_set = store.freeze("nist").judgment_set
         (where / "nist.qrels").write_text(store.export("nist@1")[0])
-    return {"db": db, "file": str(where / "nist.qrels"), "id": judgment_set.id, "hash": judgment_set.content_hash}
+    return {"db": db, "file": str(where / "nist.qrels"), "id": judgment_set.id, "hash": judgment_set.content_hash,
+            "head": judgment_set.head}
 
 
 def _judgments_record(frozen) -> dict:
+    """What an output says of the frozen set it read: the log has not moved since the freeze, so both heads agree."""
     return {"name": "nist@1", "path": f"sqlite:///{frozen['db']}#nist@1", "format": "judgment-set",
-            "sha256": frozen["hash"]}
+            "sha256": frozen["hash"], "heads": {"frozen_from": frozen["head"], "read_at": frozen["head"]}}
 
 
 @pytest.mark.parametrize(("command", "args"), [
@@ -137,7 +139,8 @@ def test_the_report_records_the_frozen_set_in_its_provenance(frozen, tmp_path):
     html = page.read_text()
     provenance = json.loads(html.split('<pre class="provenance">', 1)[1].split("</pre>", 1)[0].replace("&#34;", '"'))
     for record in provenance["runs"].values():
-        assert {k: record["qrels"][k] for k in ("name", "path", "format", "sha256")} == _judgments_record(frozen)
+        shown = ("name", "path", "format", "sha256", "heads")
+        assert {k: record["qrels"][k] for k in shown} == _judgments_record(frozen)
     assert "judgments <code>nist@1</code>" in html
 
 

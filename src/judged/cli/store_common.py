@@ -106,7 +106,7 @@ def with_judgment_set(text: str, qrels: Qrels, fmt: str) -> str:
     if fmt == "json":
         document = json.loads(text)
         document["judgments"] = {"name": qrels.name, "path": source.path, "format": source.format,
-                                 "sha256": source.sha256}
+                                 "sha256": source.sha256, **({"heads": dict(source.heads)} if source.heads else {})}
         return json.dumps(document, indent=2) + "\n"
     if fmt == "table":
         return text + f"judgments: frozen set {qrels.name} (sha256 {source.sha256[:12]}) from {source.path}\n"

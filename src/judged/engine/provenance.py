@@ -66,7 +66,8 @@ def input_record(item) -> dict:
     and where its ids were read from.
 
     A frozen judgment set reads as ``format: judgment-set`` with its id as the
-    path and its content hash as the sha256.
+    path and its content hash as the sha256, and ``heads``: the log's head it
+    was frozen from and the store's head when it was read.
 
     >>> from judged.io.inputs import Qrels
     >>> input_record(Qrels.from_dict({"q1": {"d1": 1}}, "mine"))
@@ -81,6 +82,7 @@ def input_record(item) -> dict:
         "rows": len(item),
         "queries": item.num_queries,
         "ids": ids_read_from(source.format if source else "memory", getattr(item, "id_columns", None)),
+        **({"heads": dict(source.heads)} if source is not None and source.heads else {}),
     }
 
 

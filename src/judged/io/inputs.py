@@ -62,6 +62,9 @@ class Source:
     path: str
     format: str
     digest: str | Future
+    #: A frozen judgment set's heads of the store's log (``judged db head``): ``frozen_from``, the head it was
+    #: derived from, and ``read_at``, the store's when it was read. Provenance records them; not compared.
+    heads: Mapping[str, str | None] | None = None
 
     @property
     def sha256(self) -> str:
@@ -109,7 +112,7 @@ class Source:
         return f"Source(path={self.path!r}, format={self.format!r}, sha256={self.sha256!r})"
 
     def __reduce__(self):
-        return Source, self._key()
+        return Source, (*self._key(), None if self.heads is None else dict(self.heads))
 
 
 def sha256_of(descriptor: int) -> str:

@@ -387,13 +387,15 @@ def pairs(connection: sa.Connection, judgment_set: JudgmentSet) -> list[dict]:
 
 
 def qrels(connection: sa.Connection, judgment_set: JudgmentSet, where: str) -> Qrels:
-    """The set as :class:`~judged.Qrels`, its source ``WHERE#NAME@VERSION`` with the content hash as sha256."""
+    """The set as :class:`~judged.Qrels`, its source ``WHERE#NAME@VERSION`` with the content hash as sha256 and
+    the heads of the log it was frozen from and read at."""
     rows = [r for r in pairs(connection, judgment_set) if r["grade"] is not None]
     frame = pl.DataFrame(
         {"qid": [r["qid"] for r in rows], "docid": [r["docid"] for r in rows], "grade": [r["grade"] for r in rows]},
         schema=QRELS_SCHEMA,
     )
-    source = Source(f"{where}#{judgment_set.id}", "judgment-set", judgment_set.content_hash)
+    source = Source(f"{where}#{judgment_set.id}", "judgment-set", judgment_set.content_hash,
+                    heads={"frozen_from": judgment_set.head, "read_at": chain.anchor(connection)})
     return Qrels.from_frame(frame, judgment_set.id, source)
 
 

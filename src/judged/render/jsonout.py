@@ -13,7 +13,7 @@ from judged.render.table import judgment_set
 def render_json(results: Sequence[Result], per_query: bool = True) -> str:
     """One JSON document: ``{"results": [{"run", "aggregate", "per_query", "provenance"}]}``.
 
-    Results evaluated on a frozen judgment set add ``"judgments"``: its name, path, format and sha256.
+    Results evaluated on a frozen judgment set add ``"judgments"``: its name, path, format, sha256 and heads.
     """
     document: dict = {"results": [_one(r, per_query) for r in results]}
     frozen = judgment_set(results)

@@ -71,11 +71,12 @@ def render_table(results: Sequence[Result], per_query: bool = False, width: int 
 
 
 def judgment_set(results: Sequence[Result]) -> dict | None:
-    """The frozen judgment set the results were evaluated on (name, path, format, sha256), None for a file."""
+    """The frozen judgment set the results were evaluated on (name, path, format, sha256, and the log's heads it
+    was frozen from and read at), None for a file."""
     qrels = results[0].provenance.get("qrels") if results else None
     if not qrels or qrels.get("format") != "judgment-set":
         return None
-    return {key: qrels[key] for key in ("name", "path", "format", "sha256")}
+    return {key: qrels[key] for key in ("name", "path", "format", "sha256", "heads") if key in qrels}
 
 
 def _counts_line(result: Result) -> str:
