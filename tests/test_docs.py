@@ -68,7 +68,8 @@ def test_the_readme_examples_run_as_written(tmp_path, examples, monkeypatch):
     assert [(words[1], code) for words, code, _ in outcomes if code != 0] == []
     assert len(outcomes) == 6 + 8  # `judged serve` left out
     assert (tmp_path / "report.html").stat().st_size > 0
-    assert "judgment sets: 1 checked\nok: the history is the one the store wrote" in outcomes[-1][2]
+    assert ("judgment sets: 1 checked, 1 re-derived from the log up to their head\n"
+            "ok: the history is the one the store wrote") in outcomes[-1][2]
 
 
 def test_the_readme_python_example_runs_as_written(examples, monkeypatch):
