@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -68,3 +70,21 @@ def test_count_accepts_exactly_the_ints_at_or_above_the_minimum(value):
         expected = ParameterTypeError if isinstance(value, bool) or not isinstance(value, int) else ValueError
         with pytest.raises(expected, match=r"worst must be an int >= 1\. Got"):
             params.count("worst", value)
+
+
+@pytest.mark.parametrize(("changes", "builtin", "text"), [
+    ({"ties": "bogus"}, ValueError, "ties must be one of trec|input|average|worst|best|docid. Got 'bogus'"),
+    ({"norel": "x"}, ValueError, "norel must be one of 0|1|skip. Got 'x'"),
+    ({"gain": 5}, TypeError, "gain must be a Gain or its text"),
+])
+def test_a_measure_built_by_hand_is_checked_when_built(changes, builtin, text):
+    with pytest.raises(JudgedError, match=re.escape(text)) as caught:
+        judged.Measure("nDCG", 10, **changes)
+    assert isinstance(caught.value, builtin)
+
+
+def test_a_gain_given_as_text_reads_as_the_parser_reads_it():
+    built = judged.Measure("nDCG", 10, gain="exp")
+    assert built == judged.parse("nDCG(gain=exp)@10")
+    assert judged.evaluate(RUN_ONE, QRELS, [built]).value(built) == judged.evaluate(
+        RUN_ONE, QRELS, ["nDCG(gain=exp)@10"]).value("nDCG(gain=exp)@10")

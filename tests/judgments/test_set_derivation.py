@@ -92,12 +92,17 @@ def test_a_set_without_a_head_cannot_be_inserted_through_the_triggers(store):
                 created=store.judgment_set("s").created))
 
 
-def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
+def _frozen_file(tmp_path) -> tuple[str, sqlite3.Connection]:
+    """An SQLite store holding the frozen set ``s``, and a raw connection to its file (an attacker's)."""
     db = str(tmp_path / "judged.db")
     with Store.open(db) as store:
         _labelled(store)
         store.freeze("s")
-    raw = sqlite3.connect(db, isolation_level=None)
+    return db, sqlite3.connect(db, isolation_level=None)
+
+
+def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
+    db, raw = _frozen_file(tmp_path)
     raw.execute("DROP TRIGGER judgment_sets_anchored")
     raw.execute("INSERT INTO judgment_sets (name, version, content_hash, pool_runs, policy, created) "
                 "SELECT 'late', 1, content_hash, pool_runs, policy, created FROM judgment_sets")
@@ -107,11 +112,7 @@ def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
 
 
 def test_a_set_whose_policy_was_changed_is_refused(tmp_path):
-    db = str(tmp_path / "judged.db")
-    with Store.open(db) as store:
-        _labelled(store)
-        store.freeze("s")
-    raw = sqlite3.connect(db, isolation_level=None)
+    db, raw = _frozen_file(tmp_path)
     for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
         raw.execute(f"DROP TRIGGER {name}")
     policy = '{"resolve": "max", "assessors": null, "adjudications": true}'

@@ -224,8 +224,28 @@ class Measure:
     max_rel: int | Literal["query"] = DEFAULTS["max_rel"]
 
     def __post_init__(self) -> None:
+        """Check every convention as the parser does, so a measure built by hand fails here, not when evaluated;
+        a gain written as text (``gain="exp"``) reads as :meth:`Gain.parse` reads it.
+
+        >>> Measure("nDCG", 10, gain="exp").gain == Gain("exp")
+        True
+        >>> Measure("nDCG", ties="bogus")
+        Traceback (most recent call last):
+        ...
+        judged.errors.MeasureError: ties must be one of trec|input|average|worst|best|docid. Got 'bogus' instead.
+        """
+        from judged.errors import ParameterTypeError
+        from judged.measures.conventions import CONVENTIONS
         from judged.measures.registry import family_of
 
+        if isinstance(self.gain, str):
+            object.__setattr__(self, "gain", Gain.parse(self.gain))
+        elif not isinstance(self.gain, Gain):
+            raise ParameterTypeError(f"gain must be a Gain or its text, such as 'exp' or '{{1:1,2:3}}'. "
+                                     f"Got {self.gain!r} instead.")
+        for c in CONVENTIONS:
+            if c.kind == "choice" and hasattr(self, c.name):
+                c.check(getattr(self, c.name))
         family = family_of(self.name)
         family.validate(self)
 
