@@ -101,6 +101,7 @@ from judged.engine.ranking import build_view
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
 from judged.measures import parse
+from judged.measures.conventions import RUN_ORDER_TIES
 from judged.measures.families.rbp import unjudged_weight
 from judged.measures.gains import discounts, gains, judged_gains
 from judged.measures.spec import Measure
@@ -111,7 +112,7 @@ SCOPES = ("top_k", "retrieved")
 #: The families whose exact range over the unjudged grades judged derives.
 BOUNDED = ("nDCG", "RBP")
 #: Tie rules whose order does not depend on grades (``worst``/``best`` sort by grade, ``average`` is not one order).
-BOUND_TIES = ("trec", "input")
+BOUND_TIES = RUN_ORDER_TIES
 
 
 @dataclass(frozen=True, eq=False)

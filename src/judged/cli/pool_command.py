@@ -8,8 +8,9 @@ from judged.cli.output import write_output
 from judged.cli.store_common import db_option, open_store, table
 from judged.io import FORMATS as INPUT_FORMATS
 from judged.io import read_run
+from judged.measures.conventions import RUN_ORDER_TIES
 
-_TIES = click.Choice(["trec", "input"])
+_TIES = click.Choice(RUN_ORDER_TIES)
 _TIES_HELP = "Tie rule for the top k: trec (score, then docid descending; what evaluation sees) or input (file order)."
 
 

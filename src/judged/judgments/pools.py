@@ -29,6 +29,7 @@ from judged.io.inputs import QRELS_SCHEMA, Qrels, Run
 from judged.judgments import schema as t
 from judged.judgments.engine import insert_new
 from judged.judgments.model import now
+from judged.measures.conventions import RUN_ORDER_TIES
 
 
 @dataclass(frozen=True)
@@ -74,7 +75,7 @@ class PoolExtension:
         return sum(self.added.values())
 
 
-TIES = ("trec", "input")
+TIES = RUN_ORDER_TIES
 
 
 def top_k(run: Run, depth: int, ties: str = "trec") -> pl.DataFrame:

@@ -207,5 +207,8 @@ def tie_order(ties: str) -> str:
 
 #: Tie rules that fix one order of the rows (every rule that reads its own ranking).
 ORDERED_TIES: tuple[str, ...] = tuple(t for t in choices("ties") if tie_order(t) == t)
+#: Tie rules whose order is the run's own (its scores, then its rows or trec_eval's order): no grade and no docid
+#: order enters. Pools, the unjudged bounds and the adaptive C/W/L measures take only these.
+RUN_ORDER_TIES: tuple[str, ...] = ("trec", "input")
 #: What a judged query the run did not answer scores.
 MISSING_POLICIES: tuple[str, ...] = choices("missing")

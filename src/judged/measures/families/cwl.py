@@ -44,6 +44,7 @@ import numpy as np
 
 from judged.engine.view import RankedView
 from judged.errors import MeasureError
+from judged.measures.conventions import RUN_ORDER_TIES
 from judged.measures.dense import by_rank
 from judged.measures.gains import scaled_gains
 from judged.measures.registry import family
@@ -53,7 +54,7 @@ from judged.measures.views import measure_view, tie_weights
 #: cwl-eval's default depth (``--max_depth``): the horizon of a measure given no cutoff.
 DEFAULT_HORIZON = 1000
 #: Tie rules of the models whose continuation depends on the gains already seen.
-ADAPTIVE_TIES = ("trec", "input")
+ADAPTIVE_TIES = RUN_ORDER_TIES
 _GAINED = ("gain", "unjudged", "ties", "max_rel")
 
 Continuation = Callable[[np.ndarray, np.ndarray, Measure, int], np.ndarray]
