@@ -125,3 +125,20 @@ def test_a_bad_value_is_a_judged_error_that_names_the_parameter_and_the_value(ve
     assert isinstance(caught.value, UsageError | ParameterTypeError)
     text = str(caught.value)
     assert name in text and repr(bad) in text, text
+
+
+#: Where a verb's default for a shared parameter is its own, and why.
+OWN_DEFAULTS = {
+    ("agreement", "resamples"): 2000, ("calibrate", "resamples"): 2000,  # kappa intervals: the lead's page's 2,000
+    ("compare", "worst"): 20,  # the comparison keeps 20 worst queries per run; the report shows 10 of them
+}
+
+
+@pytest.mark.parametrize("verb", list(VERBS))
+def test_every_shared_parameter_defaults_to_its_declaration(verb):
+    """A verb's signature writes the default out (for help() and the docs); it must be the declared one."""
+    function, _ = VERBS[verb]
+    for name in keywords(function):
+        if name in params.PARAMETERS:
+            expected = OWN_DEFAULTS.get((verb, name), params.PARAMETERS[name].default)
+            assert default(function, name) == expected, (verb, name)
