@@ -134,14 +134,21 @@ def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
 def append(connection: sa.Connection, table: sa.Table, rows: list[dict]) -> None:
     """Insert ``rows`` after the last event of ``table``, each with its sequence number and chain hash.
 
-    The caller has checked that none of them is stored already; the triggers refuse a key that is.
+    The caller has checked that none of them is stored already; the triggers refuse a key that is. A row's
+    ``created`` earlier than the last event's is raised to it (in ``rows`` too), so times follow the log.
     """
     if not rows:
         return
     lock(connection, table.name)
     seq, previous = head(connection, table)
+    last = connection.execute(sa.select(table.c.created).where(table.c.id == seq)).scalar() if seq else None
     chained = []
     for row in rows:
+        # Times never run backwards along the log (a trigger refuses it, migration 0009): a time taken before
+        # the lock, while another writer appended, is raised to the last event's.
+        if last is not None and as_utc(row["created"]) < as_utc(last):
+            row["created"] = as_utc(last)
+        last = row["created"]
         seq += 1
         full = {column.name: row.get(column.name) for column in table.columns if column.name != "chain_hash"}
         full["id"] = seq
