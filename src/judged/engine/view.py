@@ -12,6 +12,7 @@ rule that decided that order lives in :mod:`judged.engine.ranking`, which builds
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -201,36 +202,17 @@ class RankedView:
     def _judged_only(self) -> RankedView:
         keep = self.judged
         counts = self.top(None).sum(keep).astype(np.int64)
-        return RankedView(
-            qids=self.qids,
-            missing=self.missing,
-            run_only=self.run_only,
-            offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
-            grade=self.grade[keep],
-            judged=self.judged[keep],
-            score=self.score[keep],
-            docid=None if self.docid is None else self.docid.filter(pl.Series(keep)),
-            ideal_offsets=self.ideal_offsets,
-            ideal_grade=self.ideal_grade,
-            ties=self.ties,
+        return dataclasses.replace(
+            self, offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64), grade=self.grade[keep],
+            judged=self.judged[keep], score=self.score[keep],
+            docid=None if self.docid is None else self.docid.filter(pl.Series(keep)), _derived={},
         )
 
     def reordered(self, order: np.ndarray) -> RankedView:
         """This view with its rows taken in ``order``, a permutation within each query (scores stay in place:
         only which document holds each rank changes); nothing derived from this view carries over."""
-        return RankedView(
-            qids=self.qids,
-            missing=self.missing,
-            run_only=self.run_only,
-            offsets=self.offsets,
-            grade=self.grade[order],
-            judged=self.judged[order],
-            score=self.score,
-            docid=None if self.docid is None else self.docid.gather(order),
-            ideal_offsets=self.ideal_offsets,
-            ideal_grade=self.ideal_grade,
-            ties=self.ties,
-        )
+        return dataclasses.replace(self, grade=self.grade[order], judged=self.judged[order],
+                                   docid=None if self.docid is None else self.docid.gather(order), _derived={})
 
     def returned_ideal(self) -> RankedView:
         """This view with the ideal list built from the returned judged documents only (scikit-learn's ideal).
@@ -243,16 +225,7 @@ class RankedView:
         query = self.qidx[self.judged]
         grades = self.grade[self.judged]
         order = np.lexsort((-grades, query))
-        return RankedView(
-            qids=self.qids,
-            missing=self.missing,
-            run_only=self.run_only,
-            offsets=self.offsets,
-            grade=self.grade,
-            judged=self.judged,
-            score=self.score,
-            docid=self.docid,
-            ideal_offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=self.num_queries)))),
-            ideal_grade=grades[order],
-            ties=self.ties,
+        return dataclasses.replace(
+            self, ideal_offsets=np.concatenate(([0], np.cumsum(np.bincount(query, minlength=self.num_queries)))),
+            ideal_grade=grades[order], _derived={},
         )

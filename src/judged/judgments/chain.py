@@ -90,37 +90,37 @@ def anchor(connection: sa.Connection) -> str:
     return ",".join(f"{name}@{seq}:{digest or ''}" for name, (seq, digest) in heads.items())
 
 
-def positions(kept: str) -> dict[str, int]:
-    """Each chain's position in an :func:`anchor`: how far the log had come.
-
-    >>> positions("judgments@12:ab,adjudications@0:")
-    {'judgments': 12, 'adjudications': 0}
-    """
-    found = {}
-    for part in kept.split(","):
-        name, _, rest = part.partition("@")
-        seq = rest.partition(":")[0]
-        if name not in CONTENT or not seq.isdigit():
-            raise UsageError(f"an anchor is what `judged db head` prints, such as judgments@12:3fa9...,"
-                             f"adjudications@0: . Got {part!r} instead.")
-        found[name] = int(seq)
-    return found
-
-
-def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
-    """What breaks ``kept`` (an :func:`anchor` printed earlier): a chain whose event at the anchored position
-    is gone (the log was cut short, or an older copy restored) or is another event (a history rewritten)."""
-    problems = []
+def _parts(kept: str) -> list[tuple[str, int, str]]:
+    """An :func:`anchor` read back: (chain, position, hash) for each chain; a UsageError for anything else."""
+    found = []
     for part in kept.split(","):
         name, _, rest = part.partition("@")
         seq, _, digest = rest.partition(":")
         if name not in CONTENT or not seq.isdigit() or (int(seq) > 0) != bool(digest):
             raise UsageError(f"an anchor is what `judged db head` prints, such as judgments@12:3fa9...,"
                              f"adjudications@0: . Got {part!r} instead.")
+        found.append((name, int(seq), digest))
+    return found
+
+
+def positions(kept: str) -> dict[str, int]:
+    """Each chain's position in an :func:`anchor`: how far the log had come.
+
+    >>> positions("judgments@12:ab,adjudications@0:")
+    {'judgments': 12, 'adjudications': 0}
+    """
+    return {name: seq for name, seq, _ in _parts(kept)}
+
+
+def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
+    """What breaks ``kept`` (an :func:`anchor` printed earlier): a chain whose event at the anchored position
+    is gone (the log was cut short, or an older copy restored) or is another event (a history rewritten)."""
+    problems = []
+    for name, seq, digest in _parts(kept):
         table = t.metadata.tables[name]
-        if int(seq) == 0:
+        if seq == 0:
             continue
-        stored = connection.execute(sa.select(table.c.chain_hash).where(table.c.id == int(seq))).scalar()
+        stored = connection.execute(sa.select(table.c.chain_hash).where(table.c.id == seq)).scalar()
         if stored is None:
             last = head(connection, table)[0]
             problems.append(f"{name}: the anchor holds event {seq}, but the chain ends at {last}: events were "

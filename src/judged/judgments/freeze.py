@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import polars as pl
@@ -94,11 +95,10 @@ def freeze(
         who = f" by {', '.join(assessors)}" if assessors else ""
         raise UsageError(f"nothing to freeze: no grade has been recorded{who}.")
     rubric = rubric_id(connection, rubrics.pop()) if len(rubrics) == 1 and None not in rubrics else None
-    pooled_text = "".join(f"{q}\t{d}\n" for q, d in sorted(pooled))
     content = {
         "content_hash": hashlib.sha256(qrels_text(rows).encode()).hexdigest(),
         "pool": pool,
-        "pool_hash": hashlib.sha256(pooled_text.encode()).hexdigest() if pool else None,
+        "pool_hash": pool_hash(pooled) if pool else None,
         "pool_runs": [{"run": r.run, "sha256": r.run_sha256, "depth": r.depth, "ties": r.ties, "step": r.step}
                       for r in pool_runs(connection, pool)] if pool else [],
         "policy": {"resolve": resolve, "assessors": sorted(assessors) if assessors else None,
@@ -120,7 +120,12 @@ def freeze(
     if len(rows) > 1:
         connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **row} for row in rows[:-1]])
     connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **seal}])
-    return Frozen(load(connection, f"{name}@{version}"), True, whose)
+    return Frozen(_stored(connection, f"{name}@{version}")[0], True, whose)  # derived above: not checked again
+
+
+def pool_hash(pooled: set[tuple[str, str]]) -> str:
+    """The sha256 of a set's pooled pairs, ``qid<TAB>docid`` lines sorted (byte order)."""
+    return hashlib.sha256("".join(f"{q}\t{d}\n" for q, d in sorted(pooled)).encode()).hexdigest()
 
 
 def set_digest(rows: list[dict], content: dict, rubric: str | None) -> str:
@@ -145,17 +150,15 @@ def previous_hash(connection: sa.Connection, judgment_set: JudgmentSet) -> str:
     return set_digest(pairs(connection, judgment_set), _content_of(judgment_set), judgment_set.rubric)
 
 
-def derivation_problems(connection: sa.Connection, set_id: int) -> list[str]:
-    """What the log does not bear out of the set stored as ``set_id`` (empty: it is what freezing the log up to
-    its head under its policy gives, pair for pair).
+def derivation_problems(connection: sa.Connection, row: Mapping) -> list[str]:
+    """What the log does not bear out of the set stored as ``row`` of judgment_sets (empty: it is what freezing
+    the log up to its head under its policy gives, pair for pair).
 
     Checked: the recorded head lies on both chains; the set hash covers its pairs and metadata; the pooled pairs
     hash to the pool hash; and :func:`decide`, replayed on the events and adjudications up to the head with the
     set's own policy and pooled pairs, gives exactly its pairs, states and rubric. A set from before migration
     0008 records no head: only its content hash and seal are checked (by :func:`check_content` and verify).
     """
-    s = t.judgment_sets
-    row = connection.execute(sa.select(s).where(s.c.id == set_id)).mappings().one()
     spec = f"{row['name']}@{row['version']}"
     if row["head"] is None:
         return []
@@ -168,8 +171,7 @@ def derivation_problems(connection: sa.Connection, set_id: int) -> list[str]:
         problems.append(f"judgment set {spec}: its pairs, states or metadata hash to {found[:12]}, not to its "
                         f"recorded set hash {str(row['set_hash'])[:12]}; it was changed after it was frozen")
     pooled = {(r["qid"], r["docid"]) for r in stored if r["pooled"]}
-    pooled_text = "".join(f"{q}\t{d}\n" for q, d in sorted(pooled))
-    if row["pool"] is not None and hashlib.sha256(pooled_text.encode()).hexdigest() != row["pool_hash"]:
+    if row["pool"] is not None and pool_hash(pooled) != row["pool_hash"]:
         problems.append(f"judgment set {spec}: its pooled pairs do not hash to its pool hash")
     if problems:
         return problems
@@ -324,7 +326,18 @@ def _latest(connection: sa.Connection, name: str) -> JudgmentSet | None:
 
 
 def load(connection: sa.Connection, spec: str) -> JudgmentSet:
-    """The set ``NAME@VERSION`` (``NAME`` alone: its newest version), with its counts per state."""
+    """The set ``NAME@VERSION`` (``NAME`` alone: its newest version), with its counts per state, once its pairs
+    give its content hash (:func:`check_content`) and the log bears it out (:func:`derivation_problems`)."""
+    judgment_set, row = _stored(connection, spec)
+    check_content(connection, row["id"], judgment_set.id, row["content_hash"])
+    problems = derivation_problems(connection, row)
+    if problems:
+        raise JudgedError(f"{problems[0]}; it is not used (`judged db verify` lists every problem)")
+    return judgment_set
+
+
+def _stored(connection: sa.Connection, spec: str) -> tuple[JudgmentSet, Mapping]:
+    """The set ``spec`` names as stored, unchecked, and its row of judgment_sets."""
     name, _, version = spec.partition("@")
     sets = t.judgment_sets
     statement = sa.select(sets).where(sets.c.name == name).order_by(sets.c.version.desc()).limit(1)
@@ -340,12 +353,8 @@ def load(connection: sa.Connection, spec: str) -> JudgmentSet:
         sa.select(t.judgment_set_pairs.c.state, sa.func.count())
         .where(t.judgment_set_pairs.c.set_id == row["id"])
         .group_by(t.judgment_set_pairs.c.state)
-    )
-    check_content(connection, row["id"], f"{row['name']}@{row['version']}", row["content_hash"])
-    problems = derivation_problems(connection, row["id"])
-    if problems:
-        raise JudgedError(f"{problems[0]}; it is not used (`judged db verify` lists every problem)")
-    return _judgment_set(connection, row, dict(sorted(states.all())))
+    ).all()
+    return _judgment_set(connection, row, dict(sorted(states))), row
 
 
 def _judgment_set(connection: sa.Connection, row, counts: dict[str, int]) -> JudgmentSet:

@@ -51,8 +51,7 @@ def verify(connection: sa.Connection, expect_head: str | None = None) -> Verific
     if expect_head is not None:
         problems += chain.check_anchor(connection, expect_head)
     s, p = t.judgment_sets, t.judgment_set_pairs
-    rows = connection.execute(sa.select(s.c.id, s.c.name, s.c.version, s.c.content_hash, s.c.seal_qid,
-                                        s.c.seal_docid, s.c.head).order_by(s.c.id)).all()
+    rows = connection.execute(sa.select(s).order_by(s.c.id)).all()
     for row in rows:
         spec = f"{row.name}@{row.version}"
         try:
@@ -64,11 +63,11 @@ def verify(connection: sa.Connection, expect_head: str | None = None) -> Verific
         if not sealed:
             problems.append(f"judgment set {spec} has lost its seal pair ({row.seal_qid} {row.seal_docid}): "
                             "pairs were removed after it was frozen")
-        problems += derivation_problems(connection, row.id)
+        problems += derivation_problems(connection, row._mapping)
     unanchored = [row.id for row in rows if row.head is None]
     anchored = [row.id for row in rows if row.head is not None]
     if unanchored and (min(unanchored) < 1 or (anchored and min(anchored) < max(unanchored))):
         problems.append(f"judgment sets #{', #'.join(map(str, unanchored))} record no head, but they are not the "
                         "first sets stored: a set frozen since migration 0008 always records one, so these were "
                         "added behind the store")
-    return Verification(chains, len(rows), tuple(problems), sum(row.head is None for row in rows))
+    return Verification(chains, len(rows), tuple(problems), len(unanchored))

@@ -73,6 +73,8 @@ class Family:
                 reason = dict(self.without).get(param)
                 raise MeasureError(f"{self.name} has no parameter {param!r}" + (f": {reason}." if reason else "."))
         for param in self.params:
+            if convention(param).kind == "choice":
+                convention(param).check(getattr(measure, param))
             if convention(param).kind == "number":
                 value_of(param, repr(float(getattr(measure, param))), self.name)  # its bounds
             if convention(param).kind == "numbers":

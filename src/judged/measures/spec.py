@@ -235,7 +235,6 @@ class Measure:
         judged.errors.MeasureError: ties must be one of trec|input|average|worst|best|docid. Got 'bogus' instead.
         """
         from judged.errors import ParameterTypeError
-        from judged.measures.conventions import CONVENTIONS
         from judged.measures.registry import family_of
 
         if isinstance(self.gain, str):
@@ -243,9 +242,6 @@ class Measure:
         elif not isinstance(self.gain, Gain):
             raise ParameterTypeError(f"gain must be a Gain or its text, such as 'exp' or '{{1:1,2:3}}'. "
                                      f"Got {self.gain!r} instead.")
-        for c in CONVENTIONS:
-            if c.kind == "choice" and hasattr(self, c.name):
-                c.check(getattr(self, c.name))
         family = family_of(self.name)
         family.validate(self)
 
