@@ -24,11 +24,15 @@ def _labelled(store: Store) -> None:
     store.record("q1", "d4", assessor="ana", cannot_judge="page does not load")
 
 
-def _forge(store: Store, *, grade_of: dict[str, int | None], head: str | None = None, name: str = "forged") -> None:
-    """What a writer with the app's own connection (every trigger kept) can do: insert a new set version whose
-    pairs carry chosen grades, with the real head and a set hash computed correctly for the forged pairs."""
+def _forge(store: Store, *, grade_of: dict[str, int | None], head: str | None = None, name: str = "forged",
+           triggers: bool = True) -> None:
+    """Insert a new set version whose pairs carry chosen grades, with the real head (or ``head``) and a set hash
+    computed correctly for the forged pairs. ``triggers``: through a connection that keeps every trigger (the
+    app's own); else as the tables' owner or the file's, with the triggers of the two tables out of the way."""
     real = store.judgment_set("s")
     with store.engine.begin() as connection:
+        if not triggers:
+            _without_set_triggers(connection)
         stored = pairs(connection, real)
         forged = [{**r, "grade": grade_of.get(r["docid"], r["grade"])} for r in stored]
         content = {"content_hash": hashlib.sha256(
@@ -40,6 +44,19 @@ def _forge(store: Store, *, grade_of: dict[str, int | None], head: str | None = 
             head=head or real.head, set_hash=set_digest(forged, content, real.rubric), **content,
         ).returning(t.judgment_sets.c.id)).scalar_one()
         connection.execute(sa.insert(t.judgment_set_pairs), [{"set_id": set_id, **r} for r in forged])
+        if not triggers and connection.dialect.name == "postgresql":
+            for table in ("judgment_sets", "judgment_set_pairs"):
+                connection.exec_driver_sql(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+
+
+def _without_set_triggers(connection: sa.Connection) -> None:
+    """What the owner of the tables (PostgreSQL) or of the file (SQLite) can do: lift the insert checks."""
+    if connection.dialect.name == "postgresql":
+        for table in ("judgment_sets", "judgment_set_pairs"):
+            connection.exec_driver_sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+        return
+    for name in ("judgment_sets_current_head", "judgment_set_pairs_from_log"):
+        connection.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
 
 
 def test_a_freeze_records_the_head_it_was_derived_from_and_verifies(store):
@@ -53,39 +70,53 @@ def test_a_freeze_records_the_head_it_was_derived_from_and_verifies(store):
     assert json.loads(store.export("s")[1])["judgment_set"]["head"] == frozen.head
 
 
-def test_a_forged_set_with_a_correct_hash_is_named_and_refused(store):
+def test_a_set_the_log_does_not_give_cannot_be_stored_through_the_triggers(store):
     _labelled(store)
     store.freeze("s")
-    _forge(store, grade_of={"d2": 3})
+    record = store.head()
+    for forgery in ({"grade_of": {"d2": 3}},  # a grade nobody gave
+                    {"grade_of": {"d4": 1}},  # a cannot-judge pair given a grade
+                    {"grade_of": {}, "head": "judgments@4:" + "0" * 64 + ",adjudications@0:"}):  # another history
+        with pytest.raises(sa.exc.DBAPIError, match=r"a pair of a set is what the log|frozen from the current head"):
+            _forge(store, **forgery)
+    assert [s.id for s in store.judgment_sets()] == ["s@1"] and store.head() == record and store.verify().ok
+
+
+def test_a_superseded_grade_passes_the_insert_check_and_verify_names_it(store):
+    _labelled(store)
+    store.record("q1", "d2", assessor="ana", grade=1)  # ana's current grade of d2 is 1; 0 is in the log still
+    store.freeze("s")
+    _forge(store, grade_of={"d2": 0})
     problems = store.verify().problems
     assert any("forged@1: 1 pair(s) are not what the log up to its head gives (first: q1 d2: stored single "
-               "grade 3, the log gives single grade 0)" in p for p in problems), problems
+               "grade 0, the log gives single grade 1)" in p for p in problems), problems
     for read in (store.qrels, store.export, store.judgment_set):
         with pytest.raises(JudgedError, match=r"forged@1: 1 pair.* it is not used"):
             read("forged@1")
     assert store.export("s")[0].startswith("q1 0 d1 2\n")  # the real set still reads
 
 
-def test_a_forged_cannot_judge_or_unjudged_state_is_caught(store):
+def test_a_set_stored_past_the_triggers_is_named_and_refused(store):
     _labelled(store)
     store.freeze("s")
-    _forge(store, grade_of={"d4": 1})  # a cannot-judge pair given a grade
-    assert any("q1 d4: stored cannot_judge grade 1, the log gives cannot_judge" in p for p in store.verify().problems)
-
-
-def test_a_set_claiming_a_head_that_is_not_on_the_chain_is_refused(store):
-    _labelled(store)
-    store.freeze("s")
-    _forge(store, grade_of={}, head="judgments@4:" + "0" * 64 + ",adjudications@0:")
+    _forge(store, grade_of={"d2": 3}, triggers=False)
+    _forge(store, grade_of={"d4": 1}, triggers=False, name="cannot")
+    _forge(store, grade_of={}, head="judgments@4:" + "0" * 64 + ",adjudications@0:", triggers=False, name="moved")
     problems = store.verify().problems
-    assert any(p.startswith("judgment set forged@1 was frozen from a history the log no longer holds")
-               for p in problems)
+    assert any("forged@1: 1 pair(s) are not what the log up to its head gives (first: q1 d2: stored single "
+               "grade 3, the log gives single grade 0)" in p for p in problems), problems
+    assert any("q1 d4: stored cannot_judge grade 1, the log gives cannot_judge" in p for p in problems), problems
+    assert any(p.startswith("judgment set moved@1 was frozen from a history the log no longer holds")
+               for p in problems), problems
+    for spec in ("forged@1", "cannot@1", "moved@1"):
+        with pytest.raises(JudgedError, match=rf"{spec}.* it is not used"):
+            store.qrels(spec)
 
 
 def test_a_set_without_a_head_cannot_be_inserted_through_the_triggers(store):
     _labelled(store)
     store.freeze("s")
-    with store.engine.connect() as connection, pytest.raises(sa.exc.DBAPIError, match="records the head"):
+    with store.engine.connect() as connection, pytest.raises(sa.exc.DBAPIError, match="records the head|current head of the log"):
         with connection.begin():
             connection.execute(sa.insert(t.judgment_sets).values(
                 name="old-looking", version=1, content_hash="0" * 64, pool_runs=[], policy={},
@@ -104,6 +135,7 @@ def _frozen_file(tmp_path) -> tuple[str, sqlite3.Connection]:
 def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
     db, raw = _frozen_file(tmp_path)
     raw.execute("DROP TRIGGER judgment_sets_anchored")
+    raw.execute("DROP TRIGGER judgment_sets_current_head")
     raw.execute("INSERT INTO judgment_sets (name, version, content_hash, pool_runs, policy, created) "
                 "SELECT 'late', 1, content_hash, pool_runs, policy, created FROM judgment_sets")
     with Store.open(db) as store:

@@ -60,8 +60,9 @@ def test_insert_or_replace_cannot_rewrite_an_event_an_adjudication_or_a_frozen_p
         ("INSERT OR REPLACE INTO judgment_sets (id, name, version, content_hash, pool_runs, policy, created) "
          "SELECT id, name, version, 'x', pool_runs, policy, created FROM judgment_sets", ()),
     ]
+    refused = r"cannot be replaced|takes no more pairs|records the head|cannot be older|the log up to its head|" \
+              "current head of the log"
     for statement, parameters in attacks:
-        refused = r"cannot be replaced|takes no more pairs|records the head|cannot be older"
         with pytest.raises(sqlite3.IntegrityError, match=refused):
             raw.execute(statement, parameters)
     with Store.open(frozen_db) as store:
@@ -76,7 +77,9 @@ def _stored_grade(db: str, ident: int) -> int:
 def test_a_frozen_set_takes_no_late_pair(store):
     store.record("q1", "d1", assessor="ana", grade=1)
     store.record("q1", "d2", assessor="ana", grade=0)
-    store.freeze("s")
+    for qid, docid in (("q1", "d0"), ("q1", "d3"), ("q0", "zzz")):  # in the log, so only the seal refuses them
+        store.record(qid, docid, assessor="bob", grade=3)
+    store.freeze("s", assessors=["ana"])
     with store.engine.connect() as connection:
         set_id = connection.exec_driver_sql("SELECT id FROM judgment_sets").scalar()
         connection.commit()
@@ -195,7 +198,8 @@ def test_the_migration_chains_and_seals_an_existing_store(db_url):
             connection.commit()
             assert tuple(seal) == ("q1", "d3")
             for statement, refusal in (
-                ("INSERT INTO judgment_set_pairs VALUES (1, 'q1', 'd4', 3, 'single', false)", "no more pairs"),
+                ("INSERT INTO judgment_set_pairs VALUES (1, 'q1', 'd4', 3, 'single', false)",
+                 "no more pairs|the log up to its head"),
                 ("UPDATE judgments SET grade = 3", "append-only"),
                 ("UPDATE judgment_sets SET content_hash = 'x'", "append-only"),
             ):
@@ -239,12 +243,28 @@ def test_postgresql_app_role_that_does_not_own_the_tables_cannot_disable_the_tri
             with app.engine.connect() as connection:  # ... and cannot change what is stored
                 for statement in ("ALTER TABLE judgments DISABLE TRIGGER ALL",
                                   "ALTER TABLE judgment_set_pairs DISABLE TRIGGER judgment_set_pairs_sealed",
+                                  "ALTER TABLE judgment_set_pairs DISABLE TRIGGER judgment_set_pairs_from_log",
+                                  "ALTER TABLE judgment_sets DISABLE TRIGGER judgment_sets_current_head",
                                   "UPDATE judgments SET grade = 3", "DELETE FROM judgment_set_pairs",
                                   "TRUNCATE judgments CASCADE", "DROP TRIGGER judgments_append_only ON judgments"):
                     with pytest.raises(sa.exc.ProgrammingError, match=r"permission denied|must be owner"), \
                             connection.begin():
                         connection.exec_driver_sql(statement)
-            assert app.verify().ok
+            with app.engine.connect() as connection:  # nor store a set the log does not give, hash and all
+                forged = ("INSERT INTO judgment_sets (name, version, content_hash, pool_runs, policy, created, "
+                          "seal_qid, seal_docid, head, set_hash) SELECT 'forged', 1, content_hash, pool_runs, policy, "
+                          "created, seal_qid, seal_docid, head, set_hash FROM judgment_sets WHERE version = {}")
+                for version, refusal in ((1, "frozen from the current head of the log"), (2, None)):
+                    with connection.begin():
+                        if refusal:
+                            with pytest.raises(sa.exc.DBAPIError, match=refusal):
+                                connection.exec_driver_sql(forged.format(version))
+                            continue
+                        set_id = connection.exec_driver_sql(forged.format(version) + " RETURNING id").scalar()
+                        with pytest.raises(sa.exc.DBAPIError, match="what the log up to its head gives"):
+                            connection.exec_driver_sql(f"INSERT INTO judgment_set_pairs VALUES ({set_id}, 'q1', "
+                                                       "'d1', 3, 'single', false)")
+            assert app.verify().ok and [s.id for s in app.judgment_sets()] == ["s@1", "s@2"]
     finally:
         with admin.begin() as connection:
             connection.exec_driver_sql(f"DROP OWNED BY {role}")

@@ -84,10 +84,21 @@ def head(connection: sa.Connection, table: sa.Table) -> tuple[int, str | None]:
     return (last.id, last.chain_hash) if last else (0, None)
 
 
+def _anchor_sql() -> str:
+    last = "(SELECT {column} FROM {table} ORDER BY id DESC LIMIT 1)"
+    parts = [f"'{',' if i else ''}{name}@' || COALESCE({last.format(column='id', table=name)}, 0) || ':' || "
+             f"COALESCE({last.format(column='chain_hash', table=name)}, '')" for i, name in enumerate(CONTENT)]
+    return "(" + " || ".join(parts) + ")"
+
+
+#: The log's anchor as one SQL expression (SQLite and PostgreSQL alike): what :func:`anchor` reads, and what the
+#: triggers of migration 0010 compare a new frozen set's head with, so the two cannot disagree.
+ANCHOR_SQL = _anchor_sql()
+
+
 def anchor(connection: sa.Connection) -> str:
     """Each chain's head as one token to keep: ``judgments@SEQ:HASH,adjudications@SEQ:HASH`` (no hash: empty)."""
-    heads = {name: head(connection, t.metadata.tables[name]) for name in CONTENT}
-    return ",".join(f"{name}@{seq}:{digest or ''}" for name, (seq, digest) in heads.items())
+    return str(connection.execute(sa.text(f"SELECT {ANCHOR_SQL}")).scalar_one())
 
 
 def _parts(kept: str) -> list[tuple[str, int, str]]:

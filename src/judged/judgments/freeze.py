@@ -72,7 +72,8 @@ def freeze(
     if "@" in name:
         raise UsageError(f"a judgment set name cannot contain '@' (it separates the version). Got {name!r}.")
     check_resolve(resolve)
-    lock(connection, "judgment_sets")  # concurrent freezes queue up (an advisory lock: no table privilege needed)
+    for table in ("judgment_sets", "judgments", "adjudications"):  # freezes queue up, and the log holds still:
+        lock(connection, table)  # the head read below is still the head when the set is stored (migration 0010)
     if effort is not None:
         if pool not in (None, effort):
             raise UsageError(f"an effort is frozen with its own pool; got --effort {effort} and --pool {pool}.")
