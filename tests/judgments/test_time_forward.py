@@ -45,14 +45,33 @@ def test_a_back_dated_adjudication_is_refused(store):
             connection.execute(sa.insert(t.adjudications).values(**forged))
 
 
-def test_a_time_taken_before_another_writer_appended_is_raised_to_the_last(store):
-    """chain.append under its lock: a caller's time older than the last event's becomes the last event's."""
+def _database_now(store) -> dt.datetime:
+    with store.engine.connect() as connection:
+        return chain.database_time(connection)
+
+
+def test_an_events_time_is_the_databases_not_the_writers(store, monkeypatch):
+    from judged.judgments import log
+
+    monkeypatch.setattr(log, "now", lambda: dt.datetime(2000, 1, 1, tzinfo=dt.UTC))  # a writer's clock set wrong
+    before = _database_now(store)
     store.record("q1", "d1", assessor="ana", grade=1)
-    (last,) = store.history("q1", "d1")
-    early = {"event_id": "a" * 32, "qid": "q1", "docid": "d2", "assessor": "ana", "kind": "grade", "grade": 2,
-             "created": last.created - dt.timedelta(seconds=5)}
+    after = _database_now(store)
+    (stored,) = store.history("q1", "d1")
+    slack = dt.timedelta(milliseconds=1)  # SQLite's clock reads to the millisecond
+    assert before - slack <= stored.created <= after + slack
+    assert store.verify().ok
+
+
+def test_a_time_is_never_before_the_last_events_even_when_the_clock_is(store):
+    """An event stored ahead of the clock (the trigger refuses only older ones): the next append takes its time."""
+    store.record("q1", "d1", assessor="ana", grade=1)
+    ahead = _database_now(store) + dt.timedelta(days=1)
+    future = _chained(store, t.judgments, {"event_id": "a" * 32, "qid": "q1", "docid": "d2", "assessor": "ana",
+                                           "kind": "grade", "grade": 2, "created": ahead})
     with store.engine.begin() as connection:
-        chain.append(connection, t.judgments, [early])
-    (stored,) = store.history("q1", "d2")
-    assert stored.created == last.created == early["created"]
+        connection.execute(sa.insert(t.judgments).values(**future))
+    store.record("q1", "d3", assessor="ana", grade=0)
+    (stored,) = store.history("q1", "d3")
+    assert stored.created == ahead
     assert store.verify().ok

@@ -142,24 +142,32 @@ def check_anchor(connection: sa.Connection, kept: str) -> list[str]:
     return problems
 
 
+def database_time(connection: sa.Connection) -> dt.datetime:
+    """The database's clock now, in UTC: PostgreSQL's ``clock_timestamp()``, SQLite's ``'now'`` (milliseconds)."""
+    if connection.dialect.name == "postgresql":
+        return as_utc(connection.execute(sa.text("SELECT clock_timestamp()")).scalar_one())
+    text = connection.execute(sa.text("SELECT strftime('%Y-%m-%d %H:%M:%f', 'now')")).scalar_one()
+    return as_utc(dt.datetime.fromisoformat(text))
+
+
 def append(connection: sa.Connection, table: sa.Table, rows: list[dict]) -> None:
     """Insert ``rows`` after the last event of ``table``, each with its sequence number and chain hash.
 
-    The caller has checked that none of them is stored already; the triggers refuse a key that is. A row's
-    ``created`` earlier than the last event's is raised to it (in ``rows`` too), so times follow the log.
+    The caller has checked that none of them is stored already; the triggers refuse a key that is. Each row's
+    ``created`` is the database's clock read under the lock (in ``rows`` too), never earlier than the last
+    event's, so times come from one clock and follow the log whatever the writers' clocks say.
     """
     if not rows:
         return
     lock(connection, table.name)
     seq, previous = head(connection, table)
     last = connection.execute(sa.select(table.c.created).where(table.c.id == seq)).scalar() if seq else None
+    moment = database_time(connection)
+    if last is not None:
+        moment = max(moment, as_utc(last))  # a server clock set back: still never before the last (migration 0009)
     chained = []
     for row in rows:
-        # Times never run backwards along the log (a trigger refuses it, migration 0009): a time taken before
-        # the lock, while another writer appended, is raised to the last event's.
-        if last is not None and as_utc(row["created"]) < as_utc(last):
-            row["created"] = as_utc(last)
-        last = row["created"]
+        row["created"] = moment
         seq += 1
         full = {column.name: row.get(column.name) for column in table.columns if column.name != "chain_hash"}
         full["id"] = seq
