@@ -207,16 +207,23 @@ class Run:
     ) -> Run:
         """Build from the ``{qid: {docid: score}}`` shape of pytrec_eval and ranx (in C when keys are ``str``)."""
         flat = flatten_nested(run, "score")
-        if flat is not None:  # a dict's keys are distinct, so no query repeats a docid
-            frame, lengths = flat
-            checked = cls._checked(frame, name, source, distinct_pairs=True)
-            answered = lengths > 0  # the dict says where each query's rows are: no need to find them again
-            qids = pl.Series("qid", [qid for qid, n in zip(run, lengths.tolist()) if n], dtype=pl.String)
-            checked.__dict__["blocks"] = (qids, lengths[answered])  # the cached property's own slot
-            return checked
+        if flat is not None:
+            return cls.from_flat(run, *flat, name=name, source=source)
         qids, docids, scores = _flatten(run)
         frame = pl.DataFrame({"qid": qids, "docid": docids, "score": np.asarray(scores, dtype=np.float64)})
         return cls.from_frame(frame, name, source)
+
+    @classmethod
+    def from_flat(cls, run: Mapping[str, object], frame: pl.DataFrame, lengths: np.ndarray, *, name: str = "run",
+                  source: Source | None = None) -> Run:
+        """Build from ``run`` flattened by :func:`~judged.io.native.flatten_nested` (``frame``, its scores
+        possibly replaced, and each query's number of rows): a dict's keys are distinct, so no query repeats a
+        docid, and the dict says where each query's rows are, so they are not looked for again."""
+        checked = cls._checked(frame, name, source, distinct_pairs=True)
+        answered = lengths > 0
+        qids = pl.Series("qid", [qid for qid, n in zip(run, lengths.tolist()) if n], dtype=pl.String)
+        checked.__dict__["blocks"] = (qids, lengths[answered])  # the cached property's own slot
+        return checked
 
     @classmethod
     def _checked(cls, frame: pl.DataFrame, name: str, source: Source | None, distinct_pairs: bool = False,

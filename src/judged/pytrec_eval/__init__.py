@@ -44,11 +44,11 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from judged.engine.matching import unshared_problem, warn_unshared
-from judged.io.inputs import Qrels, Run
+from judged.io.inputs import Qrels
 from judged.pytrec_eval import checks
 from judged.pytrec_eval.files import parse_qrel, parse_run
 from judged.pytrec_eval.names import NICKNAMES, SUPPORTED, combine, expand, resolve
-from judged.pytrec_eval.values import float32_scores, per_query
+from judged.pytrec_eval.values import per_query, pytrec_run
 
 __all__ = ["parse_run", "parse_qrel", "supported_measures", "supported_nicknames", "RelevanceEvaluator"]  # noqa: RUF022 (pytrec_eval's order)
 
@@ -118,18 +118,16 @@ class RelevanceEvaluator:
         """``{qid: {measure: value}}`` for every query of ``scores`` that has judgments, an empty one too."""
         if not scores:
             return {}
-        checked, nans = checks.checked_scores(scores)
+        run, nans = pytrec_run(scores)
         if nans:
             _warn([f"{nans} NaN score(s) ranked as -inf (pytrec_eval's place for a NaN depends on its sort)"])
-            checked = {q: {d: -np.inf if s != s else s for d, s in docs.items()} for q, docs in checked.items()}
-        asked = [qid for qid in checked if qid in self._judged]
+        asked = [qid for qid in scores if qid in self._judged]
         if not asked:  # pytrec_eval answers {}: say it is for sharing no query
-            warn_unshared(unshared_problem(len(checked), len(self._judged)))
+            warn_unshared(unshared_problem(len(scores), len(self._judged)))
         specs = list(dict.fromkeys(spec for _, spec in self._keys if spec is not None))
         if not asked or not specs:
             return {qid: {key: 0.0 for key, _ in self._keys} for qid in asked}
-        qids, values = per_query(float32_scores(Run.from_dict(checked)), self._qrels, specs, self._rel,
-                                 self._judged_only)
+        qids, values = per_query(run, self._qrels, specs, self._rel, self._judged_only)
         row = {qid: i for i, qid in enumerate(qids)}
         columns = [(key, None if spec is None else values[spec].tolist()) for key, spec in self._keys]
         return {qid: {key: 0.0 if col is None else col[row[qid]] for key, col in columns} for qid in asked}

@@ -19,24 +19,49 @@ relevant document ((long)(level R + 0.9) = 0), so those levels, and an
 from __future__ import annotations
 
 import numpy as np
+import polars as pl
 
 from judged.engine.evaluate import query_values
 from judged.engine.matching import Matching, warn_if_unmatched
 from judged.io.inputs import Qrels, Run
+from judged.io.native import flatten_nested
 from judged.measures.registry import GEOMETRIC_FLOOR
 from judged.measures.spec import Measure
 from judged.measures.trec_names import from_trec_eval
+from judged.pytrec_eval import checks
 from judged.pytrec_eval.names import Levels
 
 
-def float32_scores(run: Run) -> Run:
-    """``run`` with each score rounded to a 32-bit float, as trec_eval inside pytrec_eval stores it.
+def pytrec_run(scores: object) -> tuple[Run, int]:
+    """``scores`` as the run pytrec_eval ranks, and how many of its scores were NaN (ranked as -inf).
 
-    A score beyond float32's range becomes ±inf there, and here (without numpy's overflow warning).
+    Checked as pytrec_eval's extension checks a run (:func:`~judged.pytrec_eval.checks.checked_scores`),
+    except where the C extension flattens it: exact ``str`` keys, ``dict`` queries and ``float`` or ``int``
+    scores are all what pytrec_eval takes, so nothing is left to check and no Python loop runs per score.
+    Each score is rounded to a 32-bit float, as trec_eval inside pytrec_eval stores it; one beyond float32's
+    range becomes ±inf there, and here (without numpy's overflow warning).
+
+    >>> run, nans = pytrec_run({"q1": {"d1": 0.1, "d2": float("nan")}})
+    >>> run.frame["score"].to_list(), nans
+    ([0.10000000149011612, -inf], 1)
     """
+    flat = flatten_nested(scores, "score")
+    if flat is None:
+        checked, nans = checks.checked_scores(scores)
+        if nans:
+            checked = {q: {d: -np.inf if s != s else s for d, s in docs.items()} for q, docs in checked.items()}
+        run = Run.from_dict(checked)
+        return run.with_scores(_float32(run.frame["score"].to_numpy())), nans
+    frame, lengths = flat
+    score = frame["score"].to_numpy()
+    nan = np.isnan(score)
+    rounded = _float32(np.where(nan, -np.inf, score))
+    return Run.from_flat(scores, frame.with_columns(pl.Series("score", rounded)), lengths), int(nan.sum())  # type: ignore[arg-type]
+
+
+def _float32(scores: np.ndarray) -> np.ndarray:
     with np.errstate(over="ignore"):
-        scores = run.frame["score"].to_numpy().astype(np.float32).astype(np.float64)
-    return run.with_scores(scores)
+        return scores.astype(np.float32).astype(np.float64)
 
 
 def per_query(run: Run, qrels: Qrels, specs: list[Measure | Levels], rel: int,
