@@ -40,6 +40,9 @@ class FrozenDict(dict):
         return self
 
 
+_IMMUTABLE = (str, int, float, bool, type(None))
+
+
 def frozen(value: Any) -> Any:
     """``value`` with every dict a :class:`FrozenDict`, every list a tuple and every array a read-only view."""
     if isinstance(value, FrozenDict):
@@ -47,7 +50,10 @@ def frozen(value: Any) -> Any:
     if isinstance(value, dict):
         return FrozenDict({key: frozen(item) for key, item in value.items()})
     if isinstance(value, (list, tuple)):
-        return tuple(frozen(item) for item in value)
+        items = tuple(value)
+        if all(type(item) in _IMMUTABLE for item in items):  # a result's qids: no call per item
+            return items
+        return tuple(frozen(item) for item in items)
     if isinstance(value, np.ndarray):
         if not value.flags.writeable:
             return value

@@ -186,7 +186,7 @@ def test_the_polars_fallbacks_answer_as_the_c_loops(blocks, judged):
 NATIVE_SOURCES = REPO / "src" / "judged" / "_native_src"
 #: What judged._native offers, whichever of its parts defines it (module.c lists them).
 NATIVE_NAMES = ("parse_trec", "flatten_nested", "scan_queries", "order_by_score", "order_tied", "tukey_ranges",
-                "running_sums", "trec_block", "TextShrank", "MAX_LINE")
+                "running_sums", "resampled_means", "trec_block", "TextShrank", "MAX_LINE")
 
 
 def test_the_extension_is_built_from_every_part_of_its_source_folder():

@@ -144,3 +144,42 @@ def test_bootstrap_means_is_bootstrap_ci_on_every_row():
     ci = bootstrap_ci(a, b, resamples=700, seed=5, method="bca")
     assert bootstrap_means(np.stack([a, b, a - b]), resamples=700, seed=5, method="bca") == (ci.a, ci.b,
                                                                                           ci.difference)
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.integers(1, 40), st.one_of(st.integers(1, 300), st.sampled_from([1000, 4099])), st.integers(1, 400),
+       st.integers(0, 2**32 - 1))
+def test_the_c_resampled_means_are_numpys_bits(series, n, resamples, seed):
+    """The C kernel sums as numpy's take then mean(axis=1) do (pairwise, step for step): the same bits, for any
+    number of series (past the 32 summed together), queries (past each pairwise block size) and draws, signed
+    zeros and magnitudes apart included."""
+    from judged.io.native import _native
+    from judged.stats import bootstrap
+
+    if _native is None:
+        pytest.skip("the C extension is not built")
+    rng = np.random.default_rng(seed)
+    values = rng.normal(size=(series, n)) * 10.0 ** rng.integers(-300, 300, size=(series, n))
+    values[rng.random((series, n)) < 0.2] = -0.0
+    values[rng.random((series, n)) < 0.1] = 0.0
+    draws = list(bootstrap_indices(np.random.Generator(np.random.PCG64(3)), n, resamples))
+    native = np.empty((series, resamples))
+    done = 0
+    for idx in draws:
+        block = _native.resampled_means(np.ascontiguousarray(values.T), series, n, idx, 2)
+        native[:, done : done + idx.shape[0]] = np.frombuffer(block, dtype=np.float64).reshape(series, -1)
+        done += idx.shape[0]
+    plain = np.empty((series, resamples))
+    bootstrap._gathered_means(values, iter(draws), plain)
+    assert native.tobytes() == plain.tobytes()
+
+
+def test_the_c_resampled_means_refuse_draws_that_are_not_queries():
+    from judged.io.native import _native
+
+    if _native is None:
+        pytest.skip("the C extension is not built")
+    with pytest.raises(ValueError, match="a draw is not a query's index"):
+        _native.resampled_means(np.zeros((3, 2)), 2, 3, np.array([[0, 1, 3]], dtype=np.int64), 1)
+    with pytest.raises(ValueError, match="do not agree"):
+        _native.resampled_means(np.zeros((3, 2)), 2, 4, np.array([[0, 1, 2]], dtype=np.int64), 1)

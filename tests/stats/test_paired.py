@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.stats
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import judged
 from judged.stats import (
@@ -266,3 +268,23 @@ def test_the_tests_interval_covers_about_95_percent(data):
         ci = sign_flips(d, np.zeros(N), permutations=999, seed=rep).interval(0.95)
         covered += ci.low <= truth <= ci.high
     assert 0.90 <= covered / REPS <= 0.985
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 70), st.integers(1, 4), st.integers(1, 3000), st.integers(0, 2**32 - 1))
+def test_shared_sign_flips_give_each_pair_the_bits_it_gets_alone(n, pairs, permutations, seed):
+    """compare draws the signs once for every run against the baseline: each test is the one sign_flips gives."""
+    from judged.stats.paired import seeded_rng, shared_sign_flips, sign_flip_bits, sign_flips
+
+    rng = np.random.default_rng(seed)
+    base = rng.random(n)
+    runs = [rng.random(n) for _ in range(pairs)]
+    shared = shared_sign_flips([x - base for x in runs], permutations=permutations, seed=seed % 97)
+    for x, together in zip(runs, shared):
+        alone = sign_flips(x, base, permutations=permutations, seed=seed % 97)
+        assert together.flipped_sums.tobytes() == alone.flipped_sums.tobytes()
+        assert together.flipped_counts.tobytes() == alone.flipped_counts.tobytes()
+        assert together.p_value() == alone.p_value() and together.interval() == alone.interval()
+        bits = np.concatenate(list(sign_flip_bits(seeded_rng(seed % 97), n, permutations)))
+        assert np.allclose(together.flipped_sums, bits @ (x - base), rtol=0, atol=1e-12)
+        assert together.flipped_counts.tolist() == bits.sum(axis=1).tolist()

@@ -141,3 +141,125 @@ done:
     buffer_release(&offsets);
     return result;
 }
+
+/* resampled_means(data, series, queries, indices, threads): the bootstrap's resampled means. ``data`` holds
+ * each query's values of every series (queries x series, float64), ``indices`` rows of ``queries`` draws
+ * (int64, each in [0, queries)); the result is, for series s and row r, the mean of data[indices[r][j]][s]
+ * over j, as float64 bytes series-major (series x rows). Each sum is numpy's pairwise sum, step for step
+ * (eight accumulators under 128 values, halves at multiples of 8 above), over the gathered values in draw
+ * order, then divided by ``queries``: the bits numpy's take then mean(axis=1) give, without writing the
+ * gathered values. Rows are split among threads; each row is summed by one, so the bits do not depend on
+ * their number. */
+#define RESAMPLE_SERIES 32 /* series summed together in one pass over a row's draws */
+
+typedef struct {
+    const double *data;
+    const int64_t *indices;
+    int64_t series, queries, rows;
+    double *out;
+    int threads;
+} ResampleWork;
+
+static void pairwise_gathered(const double *data, int64_t stride, const int64_t *ix, int64_t n, int64_t first,
+                              int64_t width, double *sum) {
+    if (n < 8) {
+        for (int64_t s = 0; s < width; s++) {
+            double res = -0.0;
+            for (int64_t i = 0; i < n; i++) {
+                res += data[ix[i] * stride + first + s];
+            }
+            sum[s] = res;
+        }
+        return;
+    }
+    if (n <= 128) {
+        double r[8][RESAMPLE_SERIES];
+        for (int j = 0; j < 8; j++) {
+            const double *row = data + ix[j] * stride + first;
+            for (int64_t s = 0; s < width; s++) {
+                r[j][s] = row[s];
+            }
+        }
+        int64_t i = 8;
+        for (; i < n - (n % 8); i += 8) {
+            for (int j = 0; j < 8; j++) {
+                const double *row = data + ix[i + j] * stride + first;
+                for (int64_t s = 0; s < width; s++) {
+                    r[j][s] += row[s];
+                }
+            }
+        }
+        for (int64_t s = 0; s < width; s++) {
+            double res = ((r[0][s] + r[1][s]) + (r[2][s] + r[3][s])) + ((r[4][s] + r[5][s]) + (r[6][s] + r[7][s]));
+            for (int64_t k = i; k < n; k++) {
+                res += data[ix[k] * stride + first + s];
+            }
+            sum[s] = res;
+        }
+        return;
+    }
+    int64_t half = n / 2;
+    half -= half % 8;
+    double right[RESAMPLE_SERIES];
+    pairwise_gathered(data, stride, ix, half, first, width, sum);
+    pairwise_gathered(data, stride, ix + half, n - half, first, width, right);
+    for (int64_t s = 0; s < width; s++) {
+        sum[s] += right[s];
+    }
+}
+
+static void resample_share(void *context, int share) {
+    const ResampleWork *w = context;
+    double sum[RESAMPLE_SERIES];
+    for (int64_t r = share; r < w->rows; r += w->threads) {
+        const int64_t *ix = w->indices + r * w->queries;
+        for (int64_t first = 0; first < w->series; first += RESAMPLE_SERIES) {
+            int64_t width = w->series - first < RESAMPLE_SERIES ? w->series - first : RESAMPLE_SERIES;
+            pairwise_gathered(w->data, w->series, ix, w->queries, first, width, sum);
+            for (int64_t s = 0; s < width; s++) {
+                w->out[(first + s) * w->rows + r] = (0.0 + sum[s]) / (double)w->queries; /* numpy's reduce starts at 0 */
+            }
+        }
+    }
+}
+
+PyObject *resampled_means(PyObject *self, PyObject *args) {
+    (void)self;
+    PyObject *data_object, *indices_object;
+    long long series, queries;
+    int threads;
+    if (!PyArg_ParseTuple(args, "OLLOi", &data_object, &series, &queries, &indices_object, &threads)) {
+        return NULL;
+    }
+    Py_buffer data = {0}, indices = {0};
+    PyObject *result = NULL;
+    if (PyObject_GetBuffer(data_object, &data, PyBUF_SIMPLE) < 0 ||
+        PyObject_GetBuffer(indices_object, &indices, PyBUF_SIMPLE) < 0) {
+        goto done;
+    }
+    if (series < 1 || queries < 1 || data.len != (Py_ssize_t)(series * queries * 8) ||
+        indices.len % (Py_ssize_t)(queries * 8)) {
+        PyErr_SetString(PyExc_ValueError, "resampled_means: the values, series and draws do not agree");
+        goto done;
+    }
+    int64_t rows = (int64_t)(indices.len / (Py_ssize_t)(queries * 8));
+    const int64_t *ix = indices.buf;
+    for (int64_t i = 0; i < rows * queries; i++) {
+        if (ix[i] < 0 || ix[i] >= queries) {
+            PyErr_SetString(PyExc_ValueError, "resampled_means: a draw is not a query's index");
+            goto done;
+        }
+    }
+    result = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(series * rows * 8));
+    if (!result || rows == 0) {
+        goto done;
+    }
+    threads = pool_threads(threads);
+    threads = rows < threads ? (int)rows : threads;
+    ResampleWork work = {data.buf, ix, series, queries, rows, (double *)PyByteArray_AS_STRING(result), threads};
+    pool_run(threads, threads, resample_share, &work);
+done:
+    buffer_release(&data);
+    buffer_release(&indices);
+    return result;
+}

@@ -5,7 +5,8 @@
  * nested.c   flatten_nested: a {qid: {docid: value}} dict of dicts as the same columns.
  * join.c     scan_queries: repeated docids of each query and the judgment row of every run row.
  * ordering.c order_by_score and order_tied: each query's rows by score, and tied groups in rank order.
- * kernels.c  tukey_ranges (the randomised Tukey HSD's permutations) and running_sums (per-query sums).
+ * kernels.c  tukey_ranges (the randomised Tukey HSD's permutations), running_sums (per-query sums) and
+ *            resampled_means (the bootstrap's means, numpy's pairwise sums without the gather).
  * format.c   trec_block: trec_eval's per-query lines.
  * views.c    Arrow string views, read and written; pool.c, the one thread pool; native.h, what they share.
  *
@@ -39,6 +40,9 @@ static PyMethodDef methods[] = {
     {"running_sums", running_sums, METH_VARARGS,
      "running_sums(values, offsets) -> per row, its query's sum of float64 values up to it, left to right "
      "(float64 bytes)."},
+    {"resampled_means", resampled_means, METH_VARARGS,
+     "resampled_means(values, series, queries, draws, threads) -> per series and row of draws, the mean of the "
+     "drawn queries' values as numpy sums them (float64 bytes, series-major)."},
     {"order_tied", order_tied, METH_VARARGS,
      "order_tied(views, buffers, members, opens, grades, best) -> the rows of each tied group in rank order."},
     {NULL, NULL, 0, NULL},

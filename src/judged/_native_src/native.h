@@ -153,6 +153,7 @@ PyObject *order_by_score(PyObject *self, PyObject *args); /* ordering.c */
 PyObject *order_tied(PyObject *self, PyObject *args);     /* ordering.c */
 PyObject *tukey_ranges(PyObject *self, PyObject *args);   /* kernels.c */
 PyObject *running_sums(PyObject *self, PyObject *args);   /* kernels.c */
+PyObject *resampled_means(PyObject *self, PyObject *args); /* kernels.c */
 PyObject *trec_block(PyObject *self, PyObject *args);     /* format.c */
 
 #endif

@@ -25,6 +25,8 @@ interval; the randomization test's own interval
 
 from __future__ import annotations
 
+import os
+import queue
 from collections.abc import Iterator
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -32,7 +34,8 @@ from statistics import NormalDist
 import numpy as np
 
 from judged.errors import UsageError
-from judged.stats.paired import Interval, chunks, paired_scores, positive_int, seeded_rng
+from judged.io.native import _native  # the C extension, or None (not built, or JUDGED_NATIVE=0)
+from judged.stats.paired import Interval, block_workers, chunks, in_workers, paired_scores, positive_int, seeded_rng
 
 #: Elements gathered at once from the resampled indices (512 KiB of values: they stay in cache).
 _GATHER_ELEMENTS = 1 << 16
@@ -115,20 +118,44 @@ def bootstrap_means(
         raise UsageError(f"method must be one of {', '.join(_METHODS)}. Got {method!r} instead.")
     n = data.shape[1]
     means = np.empty((data.shape[0], resamples))
-    # The resampled values are gathered a few rows of indices at a time, into one small buffer reused for every
-    # block and series, so that the indices and the values stay in cache (a block's are 32 MiB each).
+    draws = bootstrap_indices(seeded_rng(seed), n, resamples)
+    if _native is not None:
+        by_query = np.ascontiguousarray(data.T)  # each query's values of every series side by side
+        workers = block_workers(resamples, n)  # blocks summed while the next ones are drawn
+        threads = max(1, min(os.cpu_count() or 1, 8) // workers)
+
+        def block(idx: np.ndarray, done: int) -> None:
+            sums = _native.resampled_means(by_query, data.shape[0], n, idx, threads)
+            means[:, done : done + idx.shape[0]] = np.frombuffer(sums, dtype=np.float64).reshape(data.shape[0], -1)
+
+        in_workers(draws, block, workers)
+    else:
+        _gathered_means(data, draws, means)
+    return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
+
+
+def _gathered_means(data: np.ndarray, draws: Iterator[np.ndarray], means: np.ndarray) -> None:
+    """The resampled means in numpy (without the C extension; the same bits): the drawn values gathered a few
+    rows of draws at a time into a small buffer per thread, reused for every block and series, so that the
+    draws and the values stay in cache (a block's are 32 MiB each), then averaged."""
+    n = data.shape[1]
     step = max(1, _GATHER_ELEMENTS // n)
-    gathered = np.empty((step, n))
-    done = 0
-    for idx in bootstrap_indices(seeded_rng(seed), n, resamples):
+    workers = block_workers(means.shape[1], n)
+    spare: queue.SimpleQueue = queue.SimpleQueue()
+    for _ in range(workers):
+        spare.put(np.empty((step, n)))
+
+    def block(idx: np.ndarray, done: int) -> None:
+        gathered = spare.get()
         for start in range(0, idx.shape[0], step):
             part = idx[start : start + step]
             count = part.shape[0]
             for k in range(data.shape[0]):
                 np.take(data[k], part, out=gathered[:count])
-                gathered[:count].mean(axis=1, out=means[k, done : done + count])
-            done += count
-    return tuple(_interval(data[k], means[k], confidence, method) for k in range(data.shape[0]))
+                gathered[:count].mean(axis=1, out=means[k, done + start : done + start + count])
+        spare.put(gathered)
+
+    in_workers(draws, block, workers)
 
 
 def _interval(

@@ -47,7 +47,7 @@ from judged.stats import (
 )
 from judged.stats.bootstrap import bootstrap_means
 from judged.stats.distributions import Summary, summarize_values
-from judged.stats.paired import Interval, WinsTiesLosses, sign_flips
+from judged.stats.paired import Interval, WinsTiesLosses, paired_scores, shared_sign_flips
 from judged.stats.planning import randomization_floor
 
 #: How p-values are adjusted for testing several runs: Holm (family-wise error), Benjamini-Hochberg
@@ -266,6 +266,9 @@ def _measure(results: Sequence[Result], m, base_index: int, *, permutations: int
     qids, scores, left_out = _shared_scores(results, m)
     base = scores[:, base_index]
     means = bootstrap_means(scores.T, resamples=resamples, seed=seed)
+    others = [i for i in range(len(results)) if i != base_index]
+    differences = [np.subtract(*paired_scores(scores[:, i], base)) for i in others]
+    tests = dict(zip(others, shared_sign_flips(differences, permutations=permutations, seed=seed) if others else []))
     rows, raw = [], {}
     for i, result in enumerate(results):
         summary = summarize_values(result.run, str(m), qids, scores[:, i], threshold=threshold, worst=worst)
@@ -273,7 +276,7 @@ def _measure(results: Sequence[Result], m, base_index: int, *, permutations: int
             rows.append(RunRow(result.run, means[i], None, None, None, None, None, summary))
             continue
         x = scores[:, i]
-        flips = sign_flips(x, base, permutations=permutations, seed=seed)
+        flips = tests[i]
         raw[i] = flips.p_value()
         rows.append(RunRow(
             result.run, means[i], flips.interval(1.0 - alpha), raw[i], None, effect_size(x, base).d_z,
@@ -356,9 +359,10 @@ def _shared_scores(results: Sequence[Result], measure) -> tuple[list[str], np.nd
     others each run did not score are counted against that run, answered or
     not judged (a query can count against several runs).
     """
-    per_run = [dict(zip(r.qids, r.values[measure])) for r in results]
+    per_run = [{q: i for i, q in enumerate(r.qids)} for r in results]  # each run's row of each of its queries
     judged = list(dict.fromkeys(q for r in results for q in r.qids))
-    scored = [{q for q, v in run.items() if not np.isnan(v)} for run in per_run]
+    scored = [{q for q, unscored in zip(r.qids, np.isnan(r.values[measure]).tolist()) if not unscored}
+              for r in results]
     shared = [q for q in judged if all(q in s for s in scored)]
     anywhere = set().union(*scored)
     reasons = []
@@ -374,4 +378,6 @@ def _shared_scores(results: Sequence[Result], measure) -> tuple[list[str], np.nd
             reasons.append((f"not judged for {r.run}", unjudged))
     if len(shared) < 2:
         raise UsageError(f"fewer than two queries are scored by every run for {measure}.")
-    return shared, np.array([[run[q] for run in per_run] for q in shared]), tuple(reasons)
+    matrix = np.column_stack([np.asarray(r.values[measure])[[run[q] for q in shared]]
+                              for r, run in zip(results, per_run)])
+    return shared, matrix, tuple(reasons)

@@ -30,7 +30,7 @@ from __future__ import annotations
 import os
 import queue
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -95,6 +95,35 @@ def chunks(total: int, n: int) -> Iterator[int]:
         step = min(rows, total - done)
         yield step
         done += step
+
+
+def block_workers(total: int, n: int) -> int:
+    """Threads worth running over the :func:`chunks` of ``total`` rows of ``n``: one per block, at most 4 and
+    the machine's cores."""
+    blocks = -(-total // max(1, CHUNK_ELEMENTS // max(n, 1)))
+    return max(1, min(os.cpu_count() or 1, 4, blocks))
+
+
+def in_workers(blocks: Iterator[np.ndarray], work: Callable[[np.ndarray, int], None], workers: int) -> None:
+    """``work(block, done)`` for each of ``blocks`` (``done``: the rows of the blocks before it) on ``workers``
+    threads, at most ``2 * workers`` blocks ahead. The blocks are drawn here, in order, so a seeded stream is
+    read exactly as by one thread, and each block's work writes its own rows: the same bits on any number of
+    threads (numpy's gathers and sums release the GIL, so the threads run at once)."""
+    done = 0
+    if workers == 1:
+        for block in blocks:
+            work(block, done)
+            done += block.shape[0]
+        return
+    pending: deque = deque()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for block in blocks:
+            pending.append(pool.submit(work, block, done))
+            done += block.shape[0]
+            if len(pending) > 2 * workers:
+                pending.popleft().result()
+        while pending:
+            pending.popleft().result()
 
 
 def sign_flip_bytes(rng: np.random.Generator, n: int, permutations: int) -> Iterator[np.ndarray]:
@@ -200,14 +229,24 @@ class SignFlips:
 def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool = True) -> SignFlips:
     """Draw the sign flips of :func:`randomization_test` for ``d = a - b`` (``counts=False``: sums only)."""
     x, y = paired_scores(a, b)
+    return shared_sign_flips([x - y], permutations=permutations, seed=seed, counts=counts)[0]
+
+
+def shared_sign_flips(differences: Sequence[np.ndarray], *, permutations: int = 10_000, seed: int = 0,
+                      counts: bool = True) -> list[SignFlips]:
+    """:func:`sign_flips` of each of ``differences`` (validated, over the same queries), from one drawing.
+
+    A seed draws the same signs whatever the differences, so the tests of many runs against one baseline
+    share the draws, their byte indices and their flip counts; only each one's lookups and sums are its own.
+    Each result has the bits :func:`sign_flips` gives it alone.
+    """
     permutations = positive_int("permutations", permutations)
-    d = x - y
-    n = d.size
-    table = _byte_sums(d).ravel()
+    n = differences[0].size
+    tables = [_byte_sums(d).ravel() for d in differences]
     groups = (n + 7) // 8
     offsets = np.arange(groups, dtype=np.intp)[:, None] * 256
     last = np.uint8((0xFF << (8 * groups - n)) & 0xFF)  # the bits of the last byte that are queries
-    sums = np.empty(permutations)
+    sums = [np.empty(permutations) for _ in differences]
     flips = np.zeros(permutations)
     # Byte-major buffers (bytes x draws), one set per worker, reused across blocks: consecutive lookups read one
     # 2 KiB row of the table, which stays in cache, where draw-major order would sweep the whole table per draw.
@@ -221,36 +260,22 @@ def sign_flips(a, b, *, permutations: int = 10_000, seed: int = 0, counts: bool 
                                        np.empty((groups, rows), dtype=np.intp), np.empty((groups, rows)))
         packed[...] = raw.T
         np.add(packed, offsets, out=index)
-        np.take(table, index, out=gathered)
-        gathered.sum(axis=0, out=sums[done : done + rows])
+        for table, out in zip(tables, sums):
+            np.take(table, index, out=gathered)
+            gathered.sum(axis=0, out=out[done : done + rows])
         if counts:
             raw[:, -1] &= last
             flips[done : done + rows] = np.bitwise_count(raw).sum(axis=1, dtype=np.int64)
         spare.put((packed, index, gathered))
 
-    # The signs are drawn in order on this thread (the random stream does not depend on the workers); the
-    # lookups and sums, which numpy runs without the GIL, on up to one worker a core, at most 2 blocks each ahead.
-    blocks = -(-permutations // max(1, CHUNK_ELEMENTS // max(n, 1)))
-    workers = max(1, min(os.cpu_count() or 1, 4, blocks))
+    workers = block_workers(permutations, n)
     for _ in range(workers):
         spare.put((np.empty((groups, 0), dtype=np.uint8), np.empty((groups, 0), dtype=np.intp),
                    np.empty((groups, 0))))
-    done = 0
-    if workers == 1:
-        for raw in sign_flip_bytes(seeded_rng(seed), n, permutations):
-            block(raw, done)
-            done += raw.shape[0]
-    else:
-        pending: deque = deque()
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            for raw in sign_flip_bytes(seeded_rng(seed), n, permutations):
-                pending.append(pool.submit(block, raw, done))
-                done += raw.shape[0]
-                if len(pending) > 2 * workers:
-                    pending.popleft().result()
-            while pending:
-                pending.popleft().result()
-    return SignFlips(differences=d, flipped_sums=sums, flipped_counts=flips, seed=seed)
+    in_workers(sign_flip_bytes(seeded_rng(seed), n, permutations), block, workers)
+    flips.setflags(write=False)  # shared by every result
+    return [SignFlips(differences=d, flipped_sums=out, flipped_counts=flips, seed=seed)
+            for d, out in zip(differences, sums)]
 
 
 @dataclass(frozen=True)
