@@ -113,3 +113,18 @@ def test_a_missing_docid_or_qid_names_the_row(tmp_path):
     path.write_text("qid,docid,grade\nq1,d1,1\n,d2,0\n")
     with pytest.raises(InputError, match=r"qid is missing \(row 2\)"):
         read_qrels(path)
+
+
+def test_a_parquet_file_named_without_a_suffix_is_read_as_parquet(tmp_path):
+    """Part files are often named ``part-00000``: the first bytes decide where the name does not, on every
+    engine (the Spark engine applies the same :func:`detect_format`)."""
+    import polars as pl
+
+    part = tmp_path / "part-00000"
+    pl.DataFrame({"qid": ["q1", "q1"], "docid": ["d1", "d2"], "score": [2.0, 1.0]}).write_parquet(part)
+    assert detect_format(part) == "parquet"
+    assert read_run(part).frame.rows() == [("q1", "d1", 2.0), ("q1", "d2", 1.0)]
+    text = tmp_path / "part-00001"
+    text.write_bytes(b"q1 Q0 d1 1 2.0 tag\n")
+    assert detect_format(text) == "trec" and read_run(text).name == "tag"
+    assert detect_format(tmp_path / "missing") == "trec"  # the reader then names the missing file

@@ -52,6 +52,9 @@ def test_spark_follows_the_grammar_table(spark, tmp_path, kind):
     reader = read_run if kind == "run" else read_qrels
     got = outcomes(reader(spark, str(folder), format="trec"))
     for path, case in cases.items():
+        if not case.text and not path.endswith(".gz"):  # an empty part of a folder is skipped (a single one is not)
+            assert path not in got, case.name
+            continue
         if case.rows is not None:
             assert got.get(path) == list(case.rows), case.name
         else:

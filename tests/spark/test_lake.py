@@ -112,3 +112,80 @@ def test_a_document_repeated_across_two_files_of_a_folder_is_named_at_its_file_a
         evaluate(read_run(spark, str(folder)), read_qrels(spark, str(examples / "qrels.txt")), ["P@1"])
     assert str(caught.value) == (f"{folder}/part-b.run: document appears twice in the same query of the run (row 2): "
                                  "'q01 d2 0.5' (expected each docid at most once per query)")
+
+
+ODD_QIDS = ["a:b", "x/y", "50%", "k=v", "two words", "café", "日本"]
+
+
+def _expected(run: pl.DataFrame, qrels, measures):
+    return judged.evaluate(run, qrels, measures, missing="zero")
+
+
+def test_partition_folders_written_by_pyarrow_with_odd_query_ids_read_as_the_rows(spark, tmp_path):
+    """pyarrow's hive writer percent-encodes the values: the folders are opened as named and the values decoded."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    frame = pl.DataFrame({"qid": [q for q in ODD_QIDS for _ in range(2)],
+                          "docid": [f"d{i}" for i in range(2 * len(ODD_QIDS))],
+                          "score": [2.0, 1.0] * len(ODD_QIDS)})
+    pq.write_to_dataset(pa.Table.from_pandas(frame.to_pandas()), str(tmp_path / "lake"), partition_cols=["qid"])
+    qrels = {q: {f"d{2 * i}": 1} for i, q in enumerate(ODD_QIDS)}
+    result = evaluate(read_run(spark, str(tmp_path / "lake")), read_qrels_in_hand(spark, qrels), ["P@1", "AP"])
+    assert sorted(result.local.qids) == sorted(ODD_QIDS)
+    assert result.aggregate == _expected(frame, qrels, ["P@1", "AP"]).aggregate
+
+
+def test_partition_folders_written_by_spark_with_odd_query_ids_read_as_the_rows(spark, tmp_path):
+    """Spark's ``partitionBy`` escapes ``:``, ``/``, ``%``, ``=`` and more in folder names: the same rows come back."""
+    rows = [(q, f"d{i}", float(2 - i % 2)) for i, q in enumerate(q for q in ODD_QIDS for _ in range(2))]
+    spark.createDataFrame(rows, "qid string, docid string, score double").write.partitionBy("qid").parquet(
+        str(tmp_path / "lake"))
+    frame = pl.DataFrame(rows, schema=["qid", "docid", "score"], orient="row")
+    qrels = {q: {f"d{2 * i}": 1} for i, q in enumerate(ODD_QIDS)}
+    result = evaluate(read_run(spark, str(tmp_path / "lake")), read_qrels_in_hand(spark, qrels), ["P@1", "AP"])
+    assert sorted(result.local.qids) == sorted(ODD_QIDS)
+    assert result.aggregate == _expected(frame, qrels, ["P@1", "AP"]).aggregate
+
+
+def read_qrels_in_hand(spark, qrels: dict):
+    from judged.spark.files import from_local
+
+    return from_local(spark, judged.Qrels.from_dict(qrels, "qrels"))
+
+
+@pytest.mark.parametrize("name", ["run.csv", "run.tsv", "run.jsonl"])
+def test_a_csv_is_a_csv_on_spark_as_locally(spark, examples, tmp_path, local, name):
+    run = judged.read_run(examples / "runs" / "bm25.run")
+    path = tmp_path / name
+    {"run.csv": lambda: run.frame.write_csv(path), "run.tsv": lambda: run.frame.write_csv(path, separator="\t"),
+     "run.jsonl": lambda: run.frame.write_ndjson(path)}[name]()
+    assert judged.evaluate(path, examples / "qrels.txt", MEASURES).aggregate == local.aggregate
+    spark_run = read_run(spark, str(path))
+    assert spark_run.format == path.suffix.lstrip(".")
+    result = evaluate(spark_run, read_qrels(spark, str(examples / "qrels.txt")), MEASURES)
+    assert result.aggregate == local.aggregate
+
+
+def test_an_empty_part_file_is_skipped_in_a_trec_folder_and_a_parquet_one(spark, examples, tmp_path, local):
+    trec = split_by_query(examples / "runs" / "bm25.run", tmp_path / "trec")
+    (trec / "part-0.run").write_bytes(b"")  # sorts first, as a job's empty first part does
+    run = judged.read_run(examples / "runs" / "bm25.run")
+    parquet = tmp_path / "parquet"
+    parquet.mkdir()
+    (parquet / "part-00000").write_bytes(b"")
+    run.frame.write_parquet(parquet / "part-00001")
+    qrels = read_qrels(spark, str(examples / "qrels.txt"))
+    for folder, format in ((trec, "trec"), (parquet, "parquet")):
+        spark_run = read_run(spark, str(folder))
+        assert spark_run.format == format
+        assert evaluate(spark_run, qrels, MEASURES).aggregate == local.aggregate
+
+
+def test_a_folder_that_mixes_formats_is_refused_naming_both(spark, examples, tmp_path):
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    shutil.copy(examples / "runs" / "bm25.run", folder / "a.run")
+    judged.read_run(examples / "runs" / "bm25.run").frame.write_parquet(folder / "b.parquet")
+    with pytest.raises(InputError, match=r"b\.parquet: the folder mixes trec \(.*a\.run\) and parquet files"):
+        read_run(spark, str(folder))

@@ -59,7 +59,6 @@ def test_a_bad_run_exits_1_and_leaves_the_output_alone(spark, files, tmp_path):
 @pytest.mark.parametrize("args, message", [
     (["--master", "local[2]"], "--master names a Spark master; it needs --engine spark."),
     (["--engine", "spark", "--per-query"], "with --engine spark they go to a Parquet dataset with -o"),
-    (["--engine", "spark", "--run-format", "json"], "the Spark engine reads trec and parquet files"),
 ])
 def test_requests_the_spark_engine_cannot_honour_exit_2(spark, files, args, message):
     result = run_cli("eval", files["runs"][0], "--qrels", files["qrels"], *args)

@@ -1,8 +1,9 @@
 """Read runs and judgments from files and DataFrames.
 
 The format follows the file name (``.json``, ``.jsonl``, ``.csv``, ``.tsv``,
-``.parquet``, each optionally ``.gz``; anything else is TREC) unless
-``format=`` says otherwise.
+``.parquet``, each optionally ``.gz``), else the first bytes (Parquet's magic
+is Parquet; anything else is TREC) unless ``format=`` says otherwise
+(:func:`detect_format`, the one rule every engine applies).
 
 >>> from judged.io import read_run, read_qrels
 >>> run = read_run("examples/runs/bm25.run")   # doctest: +SKIP
@@ -26,13 +27,51 @@ from judged.io.trec import read_trec_qrels, read_trec_run
 FORMATS = ("trec", "json", "jsonl", "csv", "tsv", "parquet")
 
 
-def detect_format(path: str | Path) -> str:
-    """The input format a file name implies (TREC when nothing else fits)."""
+#: The first bytes of a Parquet file.
+PARQUET_MAGIC = b"PAR1"
+
+
+def named_format(path: str | Path) -> str | None:
+    """The input format a file name implies (``.json``, ``.jsonl``, ``.csv``, ``.tsv``, ``.parquet``, ``.trec``,
+    each optionally ``.gz``), or ``None`` when it implies none.
+
+    >>> named_format("run.csv.gz"), named_format("part-00000"), named_format("bm25.run")
+    ('csv', None, None)
+    """
     suffixes = [s.lower() for s in Path(path).suffixes]
     if suffixes and suffixes[-1] == ".gz":
         suffixes = suffixes[:-1]
     last = suffixes[-1].lstrip(".") if suffixes else ""
-    return last if last in FORMATS else "trec"
+    return last if last in FORMATS else None
+
+
+def detect_format(path: str | Path, head: bytes | None = None) -> str:
+    """A file's input format, one rule for every engine: what its name implies, else Parquet when its first
+    bytes are Parquet's magic (a part file is often named without a suffix), else TREC text.
+
+    ``head``: the file's first bytes where the caller has read them (Spark reads through Hadoop's
+    filesystem); otherwise they are read from ``path`` when its name implies nothing.
+
+    >>> detect_format("runs/part-00000", head=b"PAR1...."), detect_format("runs/part-00001", head=b"q1 Q0 d1")
+    ('parquet', 'trec')
+    """
+    named = named_format(path)
+    if named is not None:
+        return named
+    if head is None:
+        head = _head(Path(path))
+    return "parquet" if head.startswith(PARQUET_MAGIC) else "trec"
+
+
+def _head(path: Path) -> bytes:
+    """The first bytes of a regular file (none of a pipe or standard input, which are read once, as TREC)."""
+    try:
+        if str(path) == "-" or not stat.S_ISREG(path.stat().st_mode):
+            return b""
+        with path.open("rb") as handle:
+            return handle.read(len(PARQUET_MAGIC))
+    except OSError:
+        return b""  # the reader names the file it cannot open
 
 
 def read_run(source, *, format: str | None = None, name: str | None = None,
@@ -84,4 +123,4 @@ def _read(source, kind: str, format: str | None, name: str | None, columns) -> R
     return read_table(path, kind, fmt, name, columns)
 
 
-__all__ = ["FORMATS", "detect_format", "read_qrels", "read_run"]
+__all__ = ["FORMATS", "PARQUET_MAGIC", "detect_format", "named_format", "read_qrels", "read_run"]

@@ -95,9 +95,10 @@ def _read_one(kind: str, index: int, file: DataFile, format: str, columns, conte
 
 
 def _read_local(kind: str, local: str, file: DataFile, format: str, columns):
-    """The file read by the local reader; hive partition values (``qid=001`` folders) join a Parquet file's columns."""
+    """The file read by the local reader; hive partition values (``qid=001`` folders) join a Parquet file's columns
+    (the other formats hold every column in the file)."""
     reader = read_run if kind == "run" else read_qrels
-    if format == "trec" or not file.partitions:
+    if format != "parquet" or not file.partitions:
         return reader(local, format=format, columns=columns)
     if os.path.getsize(local) == 0:
         return read_table(local, kind, format, None, columns)

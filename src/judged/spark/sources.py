@@ -2,27 +2,28 @@
 
 A lake names data by folder (``runs/dt=2024-06-01/``) as often as by file,
 so a path may be a file, a folder (read recursively, skipping Hadoop's
-``_SUCCESS``-style and hidden files) or a glob. Files are listed through
-Hadoop's FileSystem API, which serves local paths, HDFS and object stores
-alike. The format comes from the first bytes (``PAR1`` is Parquet, anything
-else is TREC text, gzip or not) unless ``format=`` says otherwise, because a
-Parquet part file is often named without a suffix. Folder names of the form
-``key=value`` are kept as string columns of the files below them (partition
-values are never typed: ``qid=001`` is ``"001"``).
+``_SUCCESS``-style and hidden files, and empty part files) or a glob. Files
+are listed through Hadoop's FileSystem API, which serves local paths, HDFS
+and object stores alike. Each file's format is decided on its own by the
+local engine's rule (:func:`judged.io.detect_format`: the name's suffix, else
+Parquet's magic bytes, else TREC text) unless ``format=`` says otherwise, so
+a CSV is a CSV on both engines and a Parquet part named without a suffix is
+Parquet; one listing holds one format. Folder names of the form
+``key=value`` are kept as string columns of the files below them, decoded as
+Spark and pyarrow encode them (percent escapes; partition values are never
+typed: ``qid=001`` is ``"001"``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlparse
+from urllib.parse import unquote
 
 from pyspark.sql import SparkSession
 
 from judged.errors import InputError, UsageError
-
-FORMATS = ("trec", "parquet")
-PARQUET_MAGIC = b"PAR1"
+from judged.io import FORMATS, PARQUET_MAGIC, detect_format, named_format
 
 
 @dataclass(frozen=True)
@@ -36,9 +37,17 @@ class DataFile:
 
     @property
     def local(self) -> str | None:
-        """The file's path on a local filesystem (``file:`` URIs), else None: executors then read its bytes."""
-        parsed = urlparse(self.uri)
-        return unquote(parsed.path) if parsed.scheme == "file" else None
+        """The file's path on a local filesystem (``file:`` URIs), else None: executors then read its bytes.
+
+        Hadoop's paths print unescaped: a folder Spark named ``qid=a%3Ab`` is that name on disk, not ``a:b``.
+
+        >>> DataFile("file:/lake/qid=a%3Ab/part-0", "", 1).local, DataFile("file:///tmp/a b", "", 1).local
+        ('/lake/qid=a%3Ab/part-0', '/tmp/a b')
+        """
+        if not self.uri.startswith("file:"):
+            return None
+        path = self.uri[len("file:"):]
+        return path[2:] if path.startswith("///") else path
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,7 @@ class Listing:
     files: tuple[DataFile, ...]
     format: str
     single: bool
+    skipped: int = 0  # empty part files left out of a folder
 
     @property
     def size(self) -> int:
@@ -64,10 +74,7 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
     ('trec', True, ['examples/runs/bm25.run'])
     """
     if format is not None and format not in FORMATS:
-        raise UsageError(
-            f"the Spark engine reads {' and '.join(FORMATS)} files. Got {format!r} for {path}; "
-            "convert it to Parquet or use the local engine."
-        )
+        raise UsageError(f"format must be one of {'|'.join(FORMATS)}. Got {format!r} instead.")
     jvm: Any = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     pattern = jvm.org.apache.hadoop.fs.Path(path)
@@ -91,14 +98,22 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
             if not any(part.startswith(("_", ".")) for part in relative.split("/")):
                 files.append(_data_file(uri, _shown(path, relative), status.getLen(), relative))
     files.sort(key=lambda f: f.uri)
-    if not files:
-        raise InputError("folder holds no data files", path=path, expected="TREC or Parquet files")
-    return Listing(path, tuple(files), format or _sniff(fs, jvm, files[0].uri), single)
+    kept = files if single else [f for f in files if f.size > 0]  # a job's empty part holds nothing to read
+    if not kept:
+        raise InputError("folder holds no data files" if not files else "folder holds only empty files",
+                         path=path, expected=f"{', '.join(FORMATS)} files")
+    formats = {f.uri: format or named_format(f.uri) or detect_format(f.uri, _head(fs, jvm, f.uri)) for f in kept}
+    first = kept[0]
+    other = next((f for f in kept if formats[f.uri] != formats[first.uri]), None)
+    if other is not None:
+        raise InputError(f"the folder mixes {formats[first.uri]} ({first.shown}) and {formats[other.uri]} files",
+                         path=other.shown, expected="one format in a folder, or format= to name it")
+    return Listing(path, tuple(kept), formats[first.uri], single, len(files) - len(kept))
 
 
 def _data_file(uri: str, shown: str, size: int, relative: str) -> DataFile:
     folders = relative.split("/")[:-1]
-    partitions = tuple((key, value) for key, value in (unquote(p).split("=", 1) for p in folders if "=" in p))
+    partitions = tuple((unquote(key), unquote(value)) for key, value in (p.split("=", 1) for p in folders if "=" in p))
     return DataFile(uri, shown, size, partitions)
 
 
@@ -107,16 +122,16 @@ def _shown(path: str, relative: str) -> str:
     return f"{path.rstrip('/')}/{relative}" if not any(c in path for c in "*?[{") else relative
 
 
-def _sniff(fs, jvm, uri: str) -> str:
-    """``parquet`` when the file starts with Parquet's magic bytes, else ``trec``."""
+def _head(fs, jvm, uri: str) -> bytes:
+    """The first bytes of a file, as many as Parquet's magic, read through Hadoop's filesystem."""
     stream = fs.open(jvm.org.apache.hadoop.fs.Path(uri))
     try:
         head = bytearray()
-        while len(head) < 4:
+        while len(head) < len(PARQUET_MAGIC):
             byte = stream.read()
             if byte < 0:
                 break
             head.append(byte)
     finally:
         stream.close()
-    return "parquet" if bytes(head) == PARQUET_MAGIC else "trec"
+    return bytes(head)
