@@ -13,8 +13,11 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 
 from pyspark.sql import SparkSession
+
+from judged.errors import UsageError
 
 
 def spark_session(master: str = "local[2]", *, app_name: str = "judged",
@@ -25,6 +28,8 @@ def spark_session(master: str = "local[2]", *, app_name: str = "judged",
     >>> spark.conf.get("spark.ui.enabled")
     'false'
     """
+    if SparkSession.getActiveSession() is None:
+        check_java()
     builder = SparkSession.builder.master(master).appName(app_name).config("spark.ui.enabled", "false")
     builder = builder.config("spark.ui.showConsoleProgress", "false")
     builder = builder.config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
@@ -36,6 +41,27 @@ def spark_session(master: str = "local[2]", *, app_name: str = "judged",
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark
+
+
+def java() -> str | None:
+    """The ``java`` Spark's launcher would start: ``$JAVA_HOME/bin/java`` when JAVA_HOME is set, else the
+    PATH's (its own rule), or None."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        found = os.path.join(home, "bin", "java")
+        return found if os.access(found, os.X_OK) else None
+    return shutil.which("java")
+
+
+def check_java() -> None:
+    """Raise a one-line :class:`UsageError` naming what to install when there is no Java to start Spark with
+    (instead of the launcher's traceback after the JVM failed to start)."""
+    if java() is not None:
+        return
+    home = os.environ.get("JAVA_HOME")
+    where = f"JAVA_HOME={home} holds no bin/java" if home else "no java on PATH and JAVA_HOME is not set"
+    raise UsageError(f"the Spark engine needs Java 17 or later ({where}); install a JRE (Debian: apt-get "
+                     "install openjdk-17-jre-headless) or set JAVA_HOME, or evaluate with the local engine.")
 
 
 def shuffle_partitions(master: str) -> int | None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from judged.errors import InputError, UsageError
@@ -78,8 +79,11 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
     jvm: Any = spark.sparkContext._jvm
     conf = spark.sparkContext._jsc.hadoopConfiguration()
     pattern = jvm.org.apache.hadoop.fs.Path(path)
-    fs = pattern.getFileSystem(conf)
-    matches = fs.globStatus(pattern)
+    try:
+        fs = pattern.getFileSystem(conf)
+        matches = fs.globStatus(pattern)
+    except Py4JJavaError as error:
+        raise _unreachable(path, error) from None
     if not matches:
         raise InputError("no such file", path=path)
     single = len(matches) == 1 and matches[0].isFile()
@@ -109,6 +113,27 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
         raise InputError(f"the folder mixes {formats[first.uri]} ({first.shown}) and {formats[other.uri]} files",
                          path=other.shown, expected="one format in a folder, or format= to name it")
     return Listing(path, tuple(kept), formats[first.uri], single, len(files) - len(kept))
+
+
+#: What Hadoop says when it has no filesystem for a scheme, or its class is not on the classpath.
+_NO_FILESYSTEM = ("UnsupportedFileSystemException", "No FileSystem for scheme", "ClassNotFoundException")
+#: The Hadoop connector each object store's scheme needs.
+_CONNECTORS = {"s3a": "org.apache.hadoop:hadoop-aws", "gs": "com.google.cloud.bigdataoss:gcs-connector",
+               "abfs": "org.apache.hadoop:hadoop-azure", "abfss": "org.apache.hadoop:hadoop-azure",
+               "wasb": "org.apache.hadoop:hadoop-azure", "wasbs": "org.apache.hadoop:hadoop-azure"}
+
+
+def _unreachable(path: str, error: Py4JJavaError) -> Exception:
+    """A filesystem Spark cannot reach as one line naming what to add; any other Java failure, its first line."""
+    text = str(error.java_exception)
+    first = text.splitlines()[0] if text else "the JVM failed"
+    if not any(marker in text for marker in _NO_FILESYSTEM):
+        return InputError(f"cannot list it: {first}", path=path)
+    scheme = path.split("://", 1)[0] if "://" in path else "file"
+    connector = _CONNECTORS.get(scheme)
+    needs = (f"add the {connector} package matching Spark's Hadoop version (spark.jars.packages, or "
+             "--packages to spark-submit)" if connector else "add the Hadoop filesystem that serves it to Spark")
+    return UsageError(f"Spark cannot reach {scheme}:// paths ({path}): {needs}, or copy the files locally.")
 
 
 def _data_file(uri: str, shown: str, size: int, relative: str) -> DataFile:
