@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from judged.analysis.explain import Explanation, explain
     from judged.analysis.sensitivity import Sensitivity, sensitivity
     from judged.engine.evaluate import evaluate
-    from judged.engine.matching import UnmatchedDocumentsWarning
+    from judged.engine.matching import UnmatchedDocumentsWarning, UnmatchedQueriesWarning
     from judged.engine.result import Result
     from judged.io import read_qrels, read_run
     from judged.io.inputs import Qrels, Run
@@ -40,6 +40,7 @@ _LAZY = {
     "sensitivity": "judged.analysis.sensitivity",
     "evaluate": "judged.engine.evaluate",
     "UnmatchedDocumentsWarning": "judged.engine.matching",
+    "UnmatchedQueriesWarning": "judged.engine.matching",
     "Result": "judged.engine.result",
     "read_qrels": "judged.io",
     "read_run": "judged.io",
@@ -86,6 +87,7 @@ __all__ = [
     "Run",
     "Sensitivity",
     "UnmatchedDocumentsWarning",
+    "UnmatchedQueriesWarning",
     "UsageError",
     "__version__",
     "evaluate",

@@ -18,7 +18,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from judged.engine.kernels import kernel_values, view_key
-from judged.engine.matching import Matching, per_query_matching, warn_if_unmatched, warn_unshared
+from judged.engine.matching import (
+    NUMBER_FORM_SAMPLE,
+    Matching,
+    number_forms,
+    per_query_matching,
+    reads_as_number,
+    warn_if_unmatched,
+    warn_number_forms,
+    warn_unshared,
+)
 from judged.engine.provenance import input_record, provenance_record
 from judged.engine.ranking import build_view
 from judged.engine.result import MeasureCounts, Result
@@ -141,8 +150,11 @@ class QueryValues:
     :func:`coverage_keys` to per-query (unjudged, retrieved, tied across the
     cutoff) counts in that ranking's top k, ``matching`` holds per query
     :func:`~judged.engine.matching.per_query_matching`'s (retrieved,
-    retrieved and judged, judged) counts, and
-    ``run_only`` counts run queries without judgments.
+    retrieved and judged, judged) counts,
+    ``run_only`` counts run queries without judgments, and ``numeric_run_only``
+    lists those that read as numbers (at most
+    :data:`~judged.engine.matching.NUMBER_FORM_SAMPLE`), for
+    :func:`~judged.engine.matching.number_forms`.
     """
 
     qids: tuple[str, ...]
@@ -151,6 +163,7 @@ class QueryValues:
     coverage: dict[tuple[str, int], np.ndarray]
     run_only: int
     matching: np.ndarray
+    numeric_run_only: tuple[str, ...] = ()
 
 
 def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int | None = None,
@@ -183,8 +196,10 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
         unjudged = top.counts - view.judged_within(cutoff)
         counted = np.stack([unjudged, top.counts, view.ties_across(cutoff)]).astype(np.int64)
         coverage[key, cutoff] = counted[:, reported].T
+    numeric = [q for q in map(base.qids.__getitem__, np.flatnonzero(base.run_only).tolist()) if reads_as_number(q)]
     return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,
-                       int(base.run_only.sum()), per_query_matching(base)[reported])
+                       int(base.run_only.sum()), per_query_matching(base)[reported],
+                       tuple(numeric[:NUMBER_FORM_SAMPLE]))
 
 
 def coverage_keys(measures: Sequence[Measure]) -> list[tuple[str, int]]:
@@ -210,6 +225,7 @@ def merge_query_values(parts: Sequence[QueryValues], measures: Sequence[Measure]
          for k in coverage_keys(measures)},
         sum(p.run_only for p in parts),
         np.concatenate([p.matching for p in parts] or [np.empty((0, 3), dtype=np.int64)])[order],
+        tuple(q for part in parts for q in part.numeric_run_only),
     )
 
 
@@ -262,6 +278,8 @@ def result_from_values(
             at[str(k)] = s
     matching = Matching.of(values.matching)
     warn_if_unmatched(matching, run, qrels)
+    warn_number_forms(number_forms(values.numeric_run_only, (q for q, m in zip(values.qids, values.missing) if m)),
+                      run, qrels)
     provenance = provenance_record(
         measures=measures,
         missing=missing,

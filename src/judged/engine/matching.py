@@ -20,7 +20,9 @@ run 'run' retrieves none of the judged documents it could (0 of 2 in the 1 query
 
 from __future__ import annotations
 
+import re
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -99,6 +101,58 @@ def ids_read_from(format: str, id_columns: tuple[str, str] | None) -> str:
 _IDS_OF_FORMAT = {"trec": "TREC columns 1 and 3", "json": "JSON keys", "jsonl": "JSON keys",
                   "judgment-set": "frozen judgment set", "csv": "qid and docid columns",
                   "tsv": "qid and docid columns", "parquet": "qid and docid columns"}
+
+
+class UnmatchedQueriesWarning(UserWarning):
+    """Some of a run's queries are judged queries written another way as numbers (``1`` and ``001``)."""
+
+
+_NUMBER = re.compile(r"[0-9]+(?:\.0*)?")
+#: At most this many of a part's unjudged numeric run queries are kept for :func:`number_forms` (a Spark bucket's).
+NUMBER_FORM_SAMPLE = 10_000
+
+
+def reads_as_number(qid: str) -> bool:
+    """Whether ``qid`` is a whole number as text, as an integer or float column's values print (``001``, ``1.0``).
+
+    >>> [reads_as_number(q) for q in ("001", "1.0", "1e3", "q1", "\u0661")]  # the last: an Arabic-Indic one
+    [True, True, False, False, False]
+    """
+    return _NUMBER.fullmatch(qid) is not None
+
+
+def number_forms(run_only: Iterable[str], unanswered: Iterable[str]) -> list[tuple[str, str]]:
+    """Pairs of a run query without judgments and a judged query the run did not answer that are the same whole
+    number written differently: ids match as text, so each pair is a query counted as neither answered nor judged.
+
+    >>> number_forms(["1", "2", "7"], ["001", "002", "3"])
+    [('1', '001'), ('2', '002')]
+    """
+    by_number: dict[int, str] = {}
+    for qid in unanswered:
+        if reads_as_number(qid):
+            by_number.setdefault(int(qid.split(".")[0]), qid)
+    return sorted((qid, by_number[int(qid.split(".")[0])]) for qid in run_only
+                  if reads_as_number(qid) and int(qid.split(".")[0]) in by_number)
+
+
+def warn_number_forms(pairs: list[tuple[str, str]], run: dict, qrels: dict) -> None:
+    """Warn (:class:`UnmatchedQueriesWarning`) when run and judged queries are the same numbers written apart.
+
+    ``run`` and ``qrels`` are the provenance's input records, as for :func:`warn_if_unmatched`.
+    """
+    if not pairs:
+        return
+    read = [record.get("ids") or ids_read_from(record.get("format") or "memory", None) for record in (run, qrels)]
+    shown = ", ".join(f"{r!r} and {j!r}" for r, j in pairs[:3]) + (", ..." if len(pairs) > 3 else "")
+    warnings.warn(
+        f"{len(pairs)} quer{'y' if len(pairs) == 1 else 'ies'} of run {run['name']!r} "
+        f"{'is a judged query' if len(pairs) == 1 else 'are judged queries'} of {qrels['name']!r} written another "
+        f"way as a number ({shown}): ids match as text, so each counts as neither answered nor judged; write the "
+        f"qids alike on both sides (ids read from the run's {read[0]}, the judgments' {read[1]})",
+        UnmatchedQueriesWarning,
+        stacklevel=4,
+    )
 
 
 def unshared_problem(run_queries: int, judged_queries: int) -> str:

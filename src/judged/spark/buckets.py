@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, cast
 
 import numpy as np
@@ -27,6 +28,7 @@ import polars as pl
 import pyarrow as pa
 
 from judged.engine.evaluate import query_values
+from judged.engine.matching import NUMBER_FORM_SAMPLE, reads_as_number
 from judged.errors import InputError
 from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, check_run, dedupe_qrels
 from judged.io.tabular import from_frame
@@ -151,7 +153,8 @@ def _in_frame(rows: pl.DataFrame, picked: pl.DataFrame, error: InputError, side:
 def _evaluated(run: Run, qrels: Qrels, plan: BucketPlan) -> list[pl.DataFrame]:
     stats = [len(run), run.num_queries, len(qrels), qrels.num_queries, qrels.collapsed_duplicates]
     if not len(qrels):
-        return [_totals(stats + [run.num_queries])]
+        answered = run.blocks[0].unique(maintain_order=True).to_list()
+        return [_numeric(q for q in answered if reads_as_number(q)), _totals(stats + [run.num_queries])]
     values = query_values(run, qrels, plan.measures, plan.depth)
     raw = np.column_stack([values.raw[m] for m in plan.measures])
     coverage = (np.column_stack([values.coverage[k] for k in sorted(values.coverage)]) if values.coverage
@@ -164,7 +167,15 @@ def _evaluated(run: Run, qrels: Qrels, plan: BucketPlan) -> list[pl.DataFrame]:
         "coverage": pl.Series(coverage.tolist(), dtype=pl.List(pl.Int64)),
         "matching": pl.Series(values.matching.tolist(), dtype=pl.List(pl.Int64)),
     })
-    return [queries, _totals(stats + [values.run_only])]
+    return [queries, _numeric(values.numeric_run_only), _totals(stats + [values.run_only])]
+
+
+def _numeric(qids: Iterable[str]) -> pl.DataFrame:
+    """The bucket's unjudged run queries that read as numbers (``numeric`` rows, at most
+    :data:`~judged.engine.matching.NUMBER_FORM_SAMPLE`), for the driver's
+    :func:`~judged.engine.matching.number_forms`."""
+    kept = list(islice(qids, NUMBER_FORM_SAMPLE))
+    return pl.DataFrame({"kind": ["numeric"] * len(kept), "qid": kept}, schema={"kind": pl.String, "qid": pl.String})
 
 
 def _totals(stats: Sequence[int]) -> pl.DataFrame:

@@ -95,7 +95,8 @@ def evaluate(
     files = out.filter(pl.col("kind") == "file")
     totals = dict(zip(STATS, np.array(out.filter(pl.col("kind") == "bucket")["stats"].to_list(),
                                       dtype=np.int64).reshape(-1, len(STATS)).sum(axis=0).tolist()))
-    values = merge_query_values([_query_values(out.filter(pl.col("kind") == "query"), wanted, totals)], wanted)
+    values = merge_query_values([_query_values(out.filter(pl.col("kind") == "query"), wanted, totals,
+                                               out.filter(pl.col("kind") == "numeric")["qid"].to_list())], wanted)
     run_name = name or run_in.name or _last(files, "run", "tag") or run_in.default_name
     collapsed = totals["collapsed"] + qrels_in.collapsed + sum(files.filter(pl.col("side") == "qrels")["stats"]
                                                                .list.first().to_list())
@@ -129,8 +130,9 @@ def _raise_first_error(out: pl.DataFrame) -> None:
         raise_error(first["error"])
 
 
-def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict) -> QueryValues:
-    """The collected per-query rows as the local engine's :class:`QueryValues` (in any order; merged after)."""
+def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict, numeric: list[str]) -> QueryValues:
+    """The collected per-query rows (and the buckets' unjudged numeric run queries) as the local engine's
+    :class:`QueryValues` (in any order; merged after)."""
     n = queries.height
     raw = np.array(queries["raw"].to_list(), dtype=np.float64).reshape(n, len(measures))
     keys = coverage_keys(measures)
@@ -142,6 +144,7 @@ def _query_values(queries: pl.DataFrame, measures: list[Measure], totals: dict) 
         {k: coverage[:, 3 * i: 3 * i + 3] for i, k in enumerate(keys)},
         int(totals["run_only"]),
         np.array(queries["matching"].to_list(), dtype=np.int64).reshape(n, 3),
+        tuple(numeric),
     )
 
 
