@@ -22,6 +22,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "report": ("altair", "vl_convert", "jinja2"),
     "spark": ("pyspark",),
     "postgres": ("psycopg",),
+    "irds": ("ir_datasets",),
 }
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal, overload
 
 from judged.errors import UsageError
+from judged.io.foreign import foreign_input
 from judged.io.inputs import Qrels, Run, unreadable
 from judged.io.jsonio import read_json, read_jsonl
 from judged.io.tabular import from_frame, read_table
@@ -76,13 +77,15 @@ def _head(path: Path) -> bytes:
 
 def read_run(source, *, format: str | None = None, name: str | None = None,
              columns: Mapping[str, str] | None = None) -> Run:
-    """Read a run from a path, a DataFrame or a ``{qid: {docid: score}}`` mapping."""
+    """Read a run from a path, a DataFrame, a ``{qid: {docid: score}}`` mapping, a ranx ``Run``, an ir_datasets
+    dataset's scored documents (the dataset, ``irds:DATASET_ID`` or its iterable: :mod:`judged.io.foreign`)."""
     return _read(source, "run", format, name, columns)
 
 
 def read_qrels(source, *, format: str | None = None, name: str | None = None,
                columns: Mapping[str, str] | None = None) -> Qrels:
-    """Read judgments from a path, a DataFrame or a ``{qid: {docid: grade}}`` mapping."""
+    """Read judgments from a path, a DataFrame, a ``{qid: {docid: grade}}`` mapping, a ranx ``Qrels``, an
+    ir_datasets dataset's qrels (the dataset, ``irds:DATASET_ID`` or ``qrels_iter()``: :mod:`judged.io.foreign`)."""
     return _read(source, "qrels", format, name, columns)
 
 
@@ -108,6 +111,12 @@ def _read(source, kind: str, format: str | None, name: str | None, columns) -> R
         return container.from_dict(source, name or kind)
     if hasattr(source, "columns") and not isinstance(source, (str, Path)):
         return from_frame(source, kind, name or kind, columns)
+    foreign = foreign_input(source, kind, name)
+    if foreign is not None:
+        held, shown, origin = foreign
+        if isinstance(held, Mapping):
+            return container.from_dict(held, shown)
+        return from_frame(held, kind, shown, None, origin)
     path = Path(source)
     if str(source) != "-":  # "-" is standard input, read once like any pipe
         _check_is_file(path)

@@ -3,9 +3,12 @@
 Shapes: ``{qid: {docid: value}}`` dicts, pandas or polars frames (columns
 found by :func:`judged.io.tabular.pick_column`, so PyTerrier's ``qid, docno,
 label`` read as ir_measures' ``query_id, doc_id, relevance``) and iterables of
-``Qrel``/``ScoredDoc`` namedtuples. A document listed twice in a query keeps its
-last value, as ir_measures' dict conversion does, and a NaN score ranks below
-every number; both are counted in one :class:`InputWarning`.
+``Qrel``/``ScoredDoc`` namedtuples (ir_datasets' ``qrels_iter()`` among
+them); beyond ir_measures, also ranx ``Qrels``/``Run``, ir_datasets datasets
+and ``irds:DATASET_ID`` (:mod:`judged.io.foreign`). A document listed twice
+in a query keeps its last value, as ir_measures' dict conversion does, and a
+NaN score ranks below every number; both are counted in one
+:class:`InputWarning`.
 
 >>> run_frame({"q1": {"d1": 1.0}}).rows()
 [('q1', 'd1', 1.0)]
@@ -19,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from judged.io.foreign import unwrapped
 from judged.io.tabular import pick_column
 
 
@@ -52,6 +56,7 @@ def run_frame(source: Any) -> pl.DataFrame:
 
 def _frame(source: Any, value: str, fields: tuple[str, str, str]) -> pl.DataFrame:
     schema = {"qid": pl.String, "docid": pl.String, value: pl.Float64 if value == "score" else pl.Int64}
+    source = unwrapped(source, "run" if value == "score" else "qrels")  # ranx objects, ir_datasets datasets
     if isinstance(source, Mapping):
         rows = [(str(q), str(d), v) for q, docs in source.items() for d, v in docs.items()]
         return pl.DataFrame(rows, schema=schema, orient="row")

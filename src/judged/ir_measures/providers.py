@@ -41,6 +41,7 @@ from judged.engine.evaluate import evaluate
 from judged.engine.matching import unshared_problem, warn_unshared
 from judged.errors import UsageError
 from judged.io import read_qrels, read_run
+from judged.io.foreign import unwrapped
 from judged.ir_measures.inputs import qrels_frame, run_frame
 from judged.ir_measures.measures import Measure
 from judged.ir_measures.records import CalcResults, Metric
@@ -384,6 +385,7 @@ class FallbackProvider:
 
     def evaluator(self, measures: Iterable[Any], qrels: Any) -> PipelineEvaluator:
         """Judgments read once for many runs, each measure with its provider."""
+        qrels = unwrapped(qrels, "qrels")  # a ranx Qrels, an ir_datasets dataset: what it holds
         if not isinstance(qrels, Mapping) and not hasattr(qrels, "columns"):
             qrels = list(qrels)  # namedtuples, read by each provider in turn
         chosen: dict[Any, list[Measure]] = {}

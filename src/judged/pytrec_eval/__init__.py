@@ -33,7 +33,10 @@ as -inf; pytrec_eval's place for it depends on its sort), a negative
 ``relevance_level`` (nothing is relevant), utility with other than four
 coefficients (0.0). Where pytrec_eval stops the process (a gain map such as
 ``ndcg.1=3``, a cutoff 0) this module raises ``ValueError``; runid answers 0.0
-(pytrec_eval leaves the slot unset).
+(pytrec_eval leaves the slot unset). Beyond pytrec_eval, a ranx ``Qrels`` or
+``Run`` and an ir_datasets dataset (or its ``qrels_iter()``,
+``scoreddocs_iter()``, or ``irds:DATASET_ID``) are taken as the dicts they
+hold (:func:`judged.io.foreign.nested`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 
 from judged.engine.matching import unshared_problem, warn_unshared
+from judged.io.foreign import nested
 from judged.io.inputs import Qrels
 from judged.pytrec_eval import checks
 from judged.pytrec_eval.files import parse_qrel, parse_run
@@ -97,6 +101,7 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
+        query_relevance = nested(query_relevance, "qrels")  # type: ignore[assignment]  # ranx, ir_datasets: dicts
         names = list(measures)
         combine(expand(names))  # pytrec_eval reads the names, then drops empty judgments, then checks the rest
         checks.nonempty_queries(query_relevance)
@@ -116,6 +121,7 @@ class RelevanceEvaluator:
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """``{qid: {measure: value}}`` for every query of ``scores`` that has judgments, an empty one too."""
+        scores = nested(scores, "run")  # type: ignore[assignment]
         if not scores:
             return {}
         run, nans = pytrec_run(scores)
