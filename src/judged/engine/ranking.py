@@ -30,6 +30,7 @@ back to a plain string join). Either way the join is exact.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Literal
@@ -62,11 +63,13 @@ def build_view(
     docids = run.frame["docid"]
     counts = np.zeros(len(universe), dtype=np.int64)
     order = None  # the rows' rank order where it is not where they stand (built in place only for docids)
-    tied = _order_in_place(docids, block_lengths, score, grade, ties) if grouped else False
+    tied = _order_in_place(docids.gather, block_lengths, score, grade, ties) if grouped else False
     if tied is False and grouped:  # grouped by query but not in score order (dicts, frames): sort each query
         by_score = order_by_score(score, block_lengths)
         ranked_score, ranked_grade = score[by_score], grade[by_score]
-        tied = _order_in_place(docids.gather(by_score), block_lengths, ranked_score, ranked_grade, ties)
+        # the ranked rows' docids are looked up where ties need them, not gathered for every row
+        tied = _order_in_place(lambda rows: docids.gather(by_score[rows]), block_lengths, ranked_score,
+                               ranked_grade, ties)
         if tied is not False:  # False again only where a score is NaN: then the full sort decides
             score, grade, judged, order = ranked_score, ranked_grade, judged[by_score], by_score
     if tied is False:
@@ -257,11 +260,12 @@ def _scatter_grades(n: int, rows: np.ndarray, grades: np.ndarray) -> tuple[np.nd
 
 
 def _order_in_place(
-    docids: pl.Series, lengths: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str
+    docid_at: Callable[[np.ndarray], pl.Series], lengths: np.ndarray, score: np.ndarray, grade: np.ndarray,
+    ties: str
 ) -> tuple[np.ndarray, np.ndarray] | Literal[False] | None:
     """Rank rows already grouped by query: ``None`` when they are ranked as they stand, ``(members, rows)``
     when the rows of tied groups must move (``rows[i]`` belongs at ``members[i]``), ``False`` when the
-    scores are not descending (a full sort is needed)."""
+    scores are not descending (a full sort is needed). ``docid_at(rows)``: the docids of those rows."""
     n = len(score)
     if n < 2:
         return None
@@ -277,24 +281,29 @@ def _order_in_place(
     first = np.flatnonzero(tie)
     if not len(first):
         return None
-    if ties in ("trec", "average") and (docids.gather(first) > docids.gather(first + 1)).all():
+    if ties in ("trec", "average") and (docid_at(first) > docid_at(first + 1)).all():
         return None
     if ties == "docid":  # ascending within ties already, or the full sort puts them so
-        return None if (docids.gather(first) < docids.gather(first + 1)).all() else False
-    return _tied_order(docids, tie, grade, ties)
+        return None if (docid_at(first) < docid_at(first + 1)).all() else False
+    return _tied_order(docid_at, tie, grade, ties)
 
 
 def _tied_order(
-    docids: pl.Series, tie: np.ndarray, grade: np.ndarray, ties: str
+    docid_at: Callable[[np.ndarray], pl.Series], tie: np.ndarray, grade: np.ndarray, ties: str
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Rows in tied groups (``tie[i]``: rows i and i+1 tie) and, for each, the row that belongs in its place."""
+    """Rows in tied groups (``tie[i]``: rows i and i+1 tie) and, for each, the row that belongs in its place.
+
+    Only the tied rows' docids (and grades) are handed to :func:`order_tied`, numbered by their place among
+    the members; its answer is numbered back."""
     in_group = np.zeros(len(tie) + 1, dtype=bool)
     in_group[:-1] = tie
     in_group[1:] |= tie
     members = np.flatnonzero(in_group)
     opens = members == 0
     opens[~opens] = ~tie[members[~opens] - 1]  # a member opens a group unless tied to the row before it
-    return members, order_tied(docids, members, opens, grade if ties in ("worst", "best") else None, ties == "best")
+    by_grade = grade[members] if ties in ("worst", "best") else None
+    local = order_tied(docid_at(members), np.arange(len(members), dtype=np.int64), opens, by_grade, ties == "best")
+    return members, members[local]
 
 
 def _full_sort(docids: pl.Series, qidx: np.ndarray, score: np.ndarray, grade: np.ndarray, ties: str) -> np.ndarray:
