@@ -40,7 +40,6 @@ from judged.stats import (
     holm,
     minimum_detectable_difference,
     queries_needed,
-    randomization_test,
     risk_against_baseline,
     tukey_hsd_randomized,
     wins_ties_losses,
@@ -289,11 +288,13 @@ def _measure(results: Sequence[Result], m, base_index: int, *, permutations: int
     if tukey:
         p = tukey_hsd_randomized(scores, permutations=permutations, seed=seed).p_values
         grid = SignificanceMatrix(tuple(names), tuple(tuple(float(v) for v in row) for row in p), "tukey")
-    elif matrix:
+    elif matrix:  # the pairs without the baseline: one drawing of signs for all of them too
+        apart = [(i, j) for i, j in itertools.combinations(range(len(names)), 2) if base_index not in (i, j)]
+        tested = shared_sign_flips([np.subtract(*paired_scores(scores[:, i], scores[:, j])) for i, j in apart],
+                                   permutations=permutations, seed=seed, counts=False) if apart else []
+        between = {pair: flips.p_value() for pair, flips in zip(apart, tested)}
         for i, j in itertools.combinations(range(len(names)), 2):
-            pairs[i, j] = (raw[j] if i == base_index else raw[i] if j == base_index else
-                           randomization_test(scores[:, i], scores[:, j], permutations=permutations,
-                                              seed=seed).p_value)
+            pairs[i, j] = raw[j] if i == base_index else raw[i] if j == base_index else between[i, j]
     return _Measure(str(m), len(qids), rows, raw, pairs, grid, left_out)
 
 
