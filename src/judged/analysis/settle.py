@@ -365,11 +365,32 @@ def _stopping(s: Settlement, effects: tuple[np.ndarray, ...] | None) -> Stopping
     unjudged = s.data.unjudged
     runs = len(s.runs)
     if not open_pairs:
-        statement = (f"every comparison among these {runs} runs on {s.measure} is settled by the current "
-                     f"judgments: {settled} of {len(s.pairs)} pairs settled; {unjudged} pooled documents unjudged, "
-                     "none of which can change a conclusion")
+        statement = (f"every pairwise order among these {runs} runs on {s.measure} is settled by the current "
+                     f"judgments: {settled} of {len(s.pairs)} pairs settled, {scope(s)}{_tests_that_can_change(s)}")
     else:
         matter = "" if could is None else f", {could} of which can still move an open pair's bound"
         statement = (f"not yet: {settled} of {len(s.pairs)} pairs settled on {s.measure}; {unjudged} pooled "
                      f"documents unjudged{matter}")
     return StoppingRule(not open_pairs, settled, len(s.pairs), unjudged, could, statement)
+
+
+def scope(s: Settlement) -> str:
+    """What a settled order is proved under, in words: the grades it holds for and the documents it assumes.
+
+    A proof covers the pooled documents only; a document no pool holds is taken as not relevant, so a
+    relevant one outside the pool can still reorder two close runs.
+    """
+    pooled = {"top_k": f"every run's top {s.measure.cutoff}" if s.measure.cutoff else "the runs' rankings",
+              "retrieved": "everything the runs retrieved", "given": "the given pool"}[s.pool]
+    return (f"whatever grades ({min(s.grades)}..{max(s.grades)}) the {s.data.unjudged} unjudged documents of "
+            f"{pooled} take, documents outside the pool taken as not relevant")
+
+
+def _tests_that_can_change(s: Settlement) -> str:
+    """The paired t-test verdicts that are not settled with the order, said beside it so neither reads as the other."""
+    tests = [p.test for p in s.pairs if p.test is not None]
+    change = sum(t.state == "can change" for t in tests)
+    estimated = sum(t.state == "estimate" for t in tests)
+    parts = ([f"{change} paired t-test verdict{'s' if change != 1 else ''} can still change"] if change else []) + (
+        [f"{estimated} only estimated"] if estimated else [])
+    return f"; {', '.join(parts)}" if parts else ("; no paired t-test verdict can change" if tests else "")

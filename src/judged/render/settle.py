@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from judged.analysis.settle import PairBound, Settlement
+from judged.analysis.settle import PairBound, Settlement, scope
 from judged.render.width import text_console
 
 #: The paired t-test's conclusion for the pair (first, second), in words.
@@ -41,7 +41,7 @@ def render_settle(s: Settlement, proposals: Sequence[tuple[str, str, float]] = (
     console.print(pairs)
     order = " > ".join(s.order)
     if s.order_settled:
-        console.print(f"order: {order} (settled)")
+        console.print(f"order: {order} (settled: proved {scope(s)})")
     else:
         open_pairs = ", ".join(f"{p.a}-{p.b}" for p in s.pairs if not p.settled)
         console.print(f"order with unjudged as 0: {order} (open: {open_pairs})")
@@ -66,6 +66,7 @@ def render_settle_json(s: Settlement, proposals: Sequence[tuple[str, str, float]
                  for r in s.runs],
         "pairs": [_pair(p, s.qids) for p in s.pairs],
         "order": list(s.order), "order_settled": s.order_settled,
+        "claims": {"kind": "proved", "scope": scope(s)},  # what every "settled" here is proved under
         "stopping": {"fires": s.stopping.fires, "pairs_settled": s.stopping.pairs_settled,
                      "pairs": s.stopping.pairs, "unjudged": s.stopping.unjudged,
                      "could_matter": s.stopping.could_matter, "statement": s.stopping.statement},
