@@ -132,5 +132,5 @@ def test_the_pool_can_be_a_pool_file_or_the_section_left_out(tmp_path):
     assert [r[5] for r in _rows(out.read_text())] == ["first behind (settled)", "first ahead (settled)",
                                                       "first ahead (settled)"]
     assert "The order dense &gt; bm25 &gt; naive is settled." in section
-    assert '<p class="stopping fires">Stopping rule: every comparison among these 3 runs' in section
+    assert '<p class="stopping fires">Stopping rule: every pairwise order among these 3 runs' in section
 
