@@ -73,7 +73,7 @@ def test_judging_every_pair_that_matters_lets_the_effort_stop(targeted, alice, l
     # the order
     assert (graded, final.settlement.stopping.unjudged, pooled) == (28, 31, 59)
     page = lena.client.get("/lead/efforts/targeted").text
-    assert '<p class="verdict pass" id="stopping">Judging can stop: every comparison among these 2 runs' in page
+    assert '<p class="verdict pass" id="stopping">Judging can stop: every pairwise order among these 2 runs' in page
     assert "1 of 1 comparisons settled; judging can stop" in lena.client.get("/lead").text
 
 
