@@ -144,18 +144,6 @@ def test_a_headless_set_added_after_dropping_the_triggers_is_named(tmp_path):
     assert any("record no head, but they are not the first sets stored" in p for p in problems)
 
 
-def test_a_set_whose_policy_was_changed_is_refused(tmp_path):
-    db, raw = _frozen_file(tmp_path)
-    for (name,) in raw.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
-        raw.execute(f"DROP TRIGGER {name}")
-    policy = '{"resolve": "max", "assessors": null, "adjudications": true}'
-    raw.execute(f"UPDATE judgment_sets SET policy = '{policy}'")
-    with Store.open(db) as store:
-        assert any("its pairs, states or metadata hash to" in p for p in store.verify().problems)
-        result = CliRunner().invoke(main, ["export", "s", "--db", db])
-    assert result.exit_code == 1 and "s@1: its pairs, states or metadata hash" in result.output
-
-
 def test_eval_and_compare_record_the_heads_of_the_set_they_read(tmp_path, examples):
     db = str(tmp_path / "judged.db")
     with Store.open(db) as store:
@@ -170,3 +158,35 @@ def test_eval_and_compare_record_the_heads_of_the_set_they_read(tmp_path, exampl
         document = json.loads(result.stdout)
         assert document["judgments"]["heads"] == {"frozen_from": frozen.head, "read_at": now}
         assert frozen.head in result.stdout and frozen.head != now
+
+
+@pytest.mark.parametrize("change", ["UPDATE judgment_sets SET policy = '{\"resolve\": \"max\", \"assessors\": null, "
+                                    "\"adjudications\": true}'",
+                                    "UPDATE judgment_set_pairs SET pooled = NOT pooled WHERE docid = 'd1'",
+                                    "UPDATE judgment_set_pairs SET state = 'unjudged', grade = NULL "
+                                    "WHERE docid = 'd4'"])
+def test_a_set_changed_by_the_tables_owner_is_named_and_refused_on_both_databases(db_url, change):
+    """The owner (PostgreSQL) or the file's (SQLite) can lift the append-only triggers and rewrite a set's policy,
+    pooled flags or states: verify names it, every read refuses it, `judged export` exits 1."""
+    with Store.open(db_url) as store:
+        _labelled(store)
+        store.freeze("s")
+        with store.engine.begin() as connection:
+            tables = ("judgment_sets", "judgment_set_pairs")
+            if connection.dialect.name == "postgresql":
+                for table in tables:
+                    connection.exec_driver_sql(f"ALTER TABLE {table} DISABLE TRIGGER USER")
+            else:
+                for (name,) in connection.exec_driver_sql(
+                        "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name IN "
+                        "('judgment_sets', 'judgment_set_pairs')").all():
+                    connection.exec_driver_sql(f"DROP TRIGGER {name}")
+            connection.exec_driver_sql(change)
+            if connection.dialect.name == "postgresql":
+                for table in tables:
+                    connection.exec_driver_sql(f"ALTER TABLE {table} ENABLE TRIGGER USER")
+        assert any("s@1: its pairs, states or metadata hash to" in p for p in store.verify().problems)
+        with pytest.raises(JudgedError, match=r"s@1: its pairs, states or metadata hash"):
+            store.qrels("s")
+    result = CliRunner().invoke(main, ["export", "s", "--db", db_url])
+    assert result.exit_code == 1 and "s@1: its pairs, states or metadata hash" in result.output
