@@ -19,17 +19,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-from many_runs_bench import timed, write_collection
+from many_runs_bench import collection_arguments, timed, write_collection
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--queries", type=int, default=10_000)
-    parser.add_argument("--depth", type=int, default=20)
-    parser.add_argument("--judged", type=int, default=10)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=0)
+    collection_arguments(parser, runs=10, queries=10_000, depth=20)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         qrels, runs = write_collection(Path(folder), args.runs, args.queries, args.depth, args.judged, args.seed)

@@ -73,14 +73,19 @@ def timed(commands: list[list[str]]) -> tuple[float, float, float]:
     return wall, cpu, peak
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--runs", type=int, default=100)
-    parser.add_argument("--queries", type=int, default=200)
-    parser.add_argument("--depth", type=int, default=100)
+def collection_arguments(parser: argparse.ArgumentParser, *, runs: int, queries: int, depth: int) -> None:
+    """The options of :func:`write_collection`'s collection and of the timing, with these defaults."""
+    parser.add_argument("--runs", type=int, default=runs)
+    parser.add_argument("--queries", type=int, default=queries)
+    parser.add_argument("--depth", type=int, default=depth)
     parser.add_argument("--judged", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    collection_arguments(parser, runs=100, queries=200, depth=100)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         qrels, runs = write_collection(Path(folder), args.runs, args.queries, args.depth, args.judged, args.seed)
