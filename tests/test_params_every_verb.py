@@ -30,6 +30,7 @@ RESULTS = [judged.evaluate(run, QRELS, ["nDCG@10"]) for run in (ONE, TWO)]
 #: Each public verb, called as it works; keywords go on top.
 VERBS = {
     "evaluate": (judged.evaluate, lambda f, **kw: f(ONE, QRELS, ["AP"], **kw)),
+    "evaluate_runs": (judged.evaluate_runs, lambda f, **kw: f([ONE, TWO], QRELS, ["AP"], **kw)),
     "explain": (judged.explain, lambda f, **kw: f(ONE, QRELS, "q1", **kw)),
     "sensitivity": (judged.sensitivity, lambda f, **kw: f([ONE, TWO], QRELS, "nDCG@10", **kw)),
     "unjudged_bounds": (judged.unjudged_bounds, lambda f, **kw: f(ONE, QRELS, "nDCG@10", **kw)),
@@ -45,6 +46,7 @@ UNCHECKED = {
     "command": "recorded in provenance as given (argv)",
     "config": "a parsed team config, checked by judged.engine.config",
     "progress": "a callback",
+    "run_format": "a file format, checked by judged.read_run (one of judged.io.FORMATS)",
     "path": "a file path, opened by the writer",
     "title": "free text",
     "baseline": "a run name, looked up among the runs (an unknown one is a UsageError naming them)",

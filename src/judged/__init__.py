@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from judged.analysis.bounds import BoundsResult, unjudged_bounds
     from judged.analysis.explain import Explanation, explain
     from judged.analysis.sensitivity import Sensitivity, sensitivity
-    from judged.engine.evaluate import evaluate
+    from judged.engine.evaluate import evaluate, evaluate_runs
     from judged.engine.matching import UnmatchedDocumentsWarning, UnmatchedQueriesWarning
     from judged.engine.result import Result
     from judged.io import read_qrels, read_run
@@ -39,6 +39,7 @@ _LAZY = {
     "Sensitivity": "judged.analysis.sensitivity",
     "sensitivity": "judged.analysis.sensitivity",
     "evaluate": "judged.engine.evaluate",
+    "evaluate_runs": "judged.engine.evaluate",
     "UnmatchedDocumentsWarning": "judged.engine.matching",
     "UnmatchedQueriesWarning": "judged.engine.matching",
     "Result": "judged.engine.result",
@@ -91,6 +92,7 @@ __all__ = [
     "UsageError",
     "__version__",
     "evaluate",
+    "evaluate_runs",
     "explain",
     "parse",
     "read_qrels",

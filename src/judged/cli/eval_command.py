@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
@@ -14,11 +13,10 @@ from rich.console import Console
 from judged.cli.output import check_output, config_option, convention_option, write_output
 from judged.cli.store_common import read_judgments
 from judged.engine.config import Config
-from judged.engine.evaluate import evaluate
+from judged.engine.evaluate import evaluate_runs
 from judged.engine.result import Result
 from judged.errors import UsageError
 from judged.io import FORMATS as INPUT_FORMATS
-from judged.io import read_run
 from judged.measures import Measure, parse
 from judged.presets import apply as apply_preset
 from judged.presets import get as get_preset
@@ -120,17 +118,13 @@ def eval_command(runs, qrels_path, judgments, db, measures, per_query, fmt, outp
     progress = Console(stderr=True).status("reading judgments") if sys.stderr.isatty() else nullcontext()
     with progress as status:  # a spinner on a terminal, nothing in a pipe
         qrels = read_judgments(qrels_path, qrels_format, judgments, db)
-        results = []
-        with ThreadPoolExecutor(max_workers=1) as reader:  # the next run is read while this one is evaluated
-            upcoming = reader.submit(read_run, runs[0], format=run_format)
-            for i, path in enumerate(runs, start=1):
-                if status:
-                    status.update(f"evaluating run {i}/{len(runs)}: {path}")
-                run = upcoming.result()
-                if i < len(runs):
-                    upcoming = reader.submit(read_run, runs[i], format=run_format)
-                results.append(evaluate(run, qrels, parsed, missing=missing, depth=depth, command=sys.argv,
-                                        config=team.record()))
+
+        def step(i: int, path: object) -> None:
+            if status:
+                status.update(f"evaluating run {i}/{len(runs)}: {path}")
+
+        results = evaluate_runs(list(runs), qrels, parsed, missing=missing, depth=depth, command=sys.argv,
+                                config=team.record(), run_format=run_format, progress=step)
     results = distinct_names(results, runs)
     echo_unjudged_warnings(results, unjudged_threshold)
     if library and library.arbitrary_ties:

@@ -1,4 +1,4 @@
-"""Evaluate one run against judgments: the library's main verb.
+"""Evaluate a run against judgments, the library's main verb, and many runs against the same judgments.
 
 >>> import judged
 >>> run = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 1.0}}
@@ -12,7 +12,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +83,54 @@ def evaluate(
         command=command,
         config=config,
     )
+
+
+def evaluate_runs(
+    runs: Sequence,
+    qrels,
+    measures: Iterable[Measure | str],
+    *,
+    missing: str = "skip",
+    depth: int | None = None,
+    command: Sequence[str] | None = None,
+    config: dict | None = None,
+    run_format: str | None = None,
+    progress: Callable[[int, object], None] | None = None,
+) -> list[Result]:
+    """:func:`evaluate` of each of ``runs`` against the same ``qrels``: one :class:`Result` a run, in order.
+
+    What the runs share is done once: the judgments are read (and hashed) once and prepared once for the
+    ranking, the measures parsed once; the next run is read while the current one is evaluated. Each result
+    is the one :func:`evaluate` gives that run, bit for bit. ``run_format`` is the run files' format where
+    their names do not say it (:func:`judged.read_run`'s ``format``); ``progress(i, run)`` is called before
+    the i-th run (1-based) is evaluated. ``judged eval RUN...`` is this call.
+
+    >>> import judged
+    >>> runs = [{"q1": {"d1": 2.0, "d2": 1.0}}, {"q1": {"d2": 2.0, "d1": 1.0}}]
+    >>> [r.value("RR") for r in judged.evaluate_runs(runs, {"q1": {"d1": 1}}, ["RR"])]
+    [1.0, 0.5]
+    """
+    convention_choice("missing", missing)
+    if depth is not None:
+        count("depth", depth)
+    if isinstance(runs, (str, bytes)) or not isinstance(runs, Sequence):
+        raise UsageError(f"runs must be a list of runs (paths, frames, mappings or Runs). Got {type(runs).__name__}.")
+    if not runs:
+        raise UsageError("no runs given; name at least one.")
+    judgments = read_qrels(qrels)
+    parsed: list[Measure] = list(dict.fromkeys(parse(m) if isinstance(m, str) else m for m in measures))
+    results = []
+    with ThreadPoolExecutor(max_workers=1) as reader:
+        upcoming = reader.submit(read_run, runs[0], format=run_format)
+        for i, source in enumerate(runs, start=1):
+            run = upcoming.result()
+            if i < len(runs):
+                upcoming = reader.submit(read_run, runs[i], format=run_format)
+            if progress is not None:
+                progress(i, source)
+            results.append(evaluate(run, judgments, parsed, missing=missing, depth=depth, command=command,
+                                    config=config))
+    return results
 
 
 def reported_queries(view: RankedView) -> np.ndarray:
