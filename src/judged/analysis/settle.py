@@ -388,9 +388,13 @@ def scope(s: Settlement) -> str:
 
 def _tests_that_can_change(s: Settlement) -> str:
     """The paired t-test verdicts that are not settled with the order, said beside it so neither reads as the other."""
-    tests = [p.test for p in s.pairs if p.test is not None]
-    change = sum(t.state == "can change" for t in tests)
-    estimated = sum(t.state == "estimate" for t in tests)
-    parts = ([f"{change} paired t-test verdict{'s' if change != 1 else ''} can still change"] if change else []) + (
-        [f"{estimated} only estimated"] if estimated else [])
-    return f"; {', '.join(parts)}" if parts else ("; no paired t-test verdict can change" if tests else "")
+    states = [p.test.state for p in s.pairs if p.test is not None]
+    if not states:
+        return ""
+    change, estimated = states.count("can change"), states.count("estimate")
+    parts = []
+    if change:
+        parts.append(f"{change} paired t-test verdict{'s' if change != 1 else ''} can still change")
+    if estimated:
+        parts.append(f"{estimated} only estimated")
+    return "; " + (", ".join(parts) if parts else "no paired t-test verdict can change")

@@ -20,11 +20,10 @@ import numpy as np
 
 from judged.engine.kernels import kernel_values, view_key
 from judged.engine.matching import (
-    NUMBER_FORM_SAMPLE,
     Matching,
     number_forms,
+    numeric_sample,
     per_query_matching,
-    reads_as_number,
     warn_if_unmatched,
     warn_number_forms,
     warn_unshared,
@@ -245,10 +244,9 @@ def query_values(run: Run, qrels: Qrels, measures: Sequence[Measure], depth: int
         unjudged = top.counts - view.judged_within(cutoff)
         counted = np.stack([unjudged, top.counts, view.ties_across(cutoff)]).astype(np.int64)
         coverage[key, cutoff] = counted[:, reported].T
-    numeric = [q for q in map(base.qids.__getitem__, np.flatnonzero(base.run_only).tolist()) if reads_as_number(q)]
+    run_only = map(base.qids.__getitem__, np.flatnonzero(base.run_only).tolist())
     return QueryValues(tuple(base.qids[i] for i in reported), raw, base.missing[reported], coverage,
-                       int(base.run_only.sum()), per_query_matching(base)[reported],
-                       tuple(numeric[:NUMBER_FORM_SAMPLE]))
+                       int(base.run_only.sum()), per_query_matching(base)[reported], numeric_sample(run_only))
 
 
 def coverage_keys(measures: Sequence[Measure]) -> list[tuple[str, int]]:

@@ -24,6 +24,7 @@ import re
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -121,6 +122,15 @@ def reads_as_number(qid: str) -> bool:
     return _NUMBER.fullmatch(qid) is not None
 
 
+def numeric_sample(qids: Iterable[str]) -> tuple[str, ...]:
+    """The ``qids`` that read as numbers, at most :data:`NUMBER_FORM_SAMPLE` of them, for :func:`number_forms`.
+
+    >>> numeric_sample(["q1", "2", "03"])
+    ('2', '03')
+    """
+    return tuple(islice((qid for qid in qids if reads_as_number(qid)), NUMBER_FORM_SAMPLE))
+
+
 def number_forms(run_only: Iterable[str], unanswered: Iterable[str]) -> list[tuple[str, str]]:
     """Pairs of a run query without judgments and a judged query the run did not answer that are the same whole
     number written differently: ids match as text, so each pair is a query counted as neither answered nor judged.
@@ -131,9 +141,14 @@ def number_forms(run_only: Iterable[str], unanswered: Iterable[str]) -> list[tup
     by_number: dict[int, str] = {}
     for qid in unanswered:
         if reads_as_number(qid):
-            by_number.setdefault(int(qid.split(".")[0]), qid)
-    return sorted((qid, by_number[int(qid.split(".")[0])]) for qid in run_only
-                  if reads_as_number(qid) and int(qid.split(".")[0]) in by_number)
+            by_number.setdefault(_number(qid), qid)
+    return sorted((qid, by_number[_number(qid)]) for qid in run_only
+                  if reads_as_number(qid) and _number(qid) in by_number)
+
+
+def _number(qid: str) -> int:
+    """The whole number a qid :func:`reads_as_number` is."""
+    return int(qid.split(".")[0])
 
 
 def warn_number_forms(pairs: list[tuple[str, str]], run: dict, qrels: dict) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Literal, overload
 
@@ -46,22 +46,21 @@ def named_format(path: str | Path) -> str | None:
     return last if last in FORMATS else None
 
 
-def detect_format(path: str | Path, head: bytes | None = None) -> str:
+def detect_format(path: str | Path, head: Callable[[], bytes] | None = None) -> str:
     """A file's input format, one rule for every engine: what its name implies, else Parquet when its first
     bytes are Parquet's magic (a part file is often named without a suffix), else TREC text.
 
-    ``head``: the file's first bytes where the caller has read them (Spark reads through Hadoop's
-    filesystem); otherwise they are read from ``path`` when its name implies nothing.
+    ``head()`` reads the file's first bytes, called only when the name implies nothing (Spark reads them
+    through Hadoop's filesystem); by default they are read from ``path``.
 
-    >>> detect_format("runs/part-00000", head=b"PAR1...."), detect_format("runs/part-00001", head=b"q1 Q0 d1")
+    >>> detect_format("runs/part-00000", lambda: b"PAR1...."), detect_format("runs/part-00001", lambda: b"q1 Q0")
     ('parquet', 'trec')
     """
     named = named_format(path)
     if named is not None:
         return named
-    if head is None:
-        head = _head(Path(path))
-    return "parquet" if head.startswith(PARQUET_MAGIC) else "trec"
+    first = head() if head is not None else _head(Path(path))
+    return "parquet" if first.startswith(PARQUET_MAGIC) else "trec"
 
 
 def _head(path: Path) -> bytes:

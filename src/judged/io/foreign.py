@@ -34,6 +34,8 @@ IRDS_PREFIX = "irds:"
 #: The namedtuple field that holds each kind's value (ir_datasets' names).
 _VALUE_FIELD = {"qrels": "relevance", "run": "score"}
 _ITERATOR = {"qrels": "qrels_iter", "run": "scoreddocs_iter"}
+#: How a dataset made by ``ir_datasets.create_dataset`` (it has no id) is named.
+_UNNAMED_DATASET = "an ir_datasets dataset"
 
 
 Foreign = tuple[Mapping | pl.DataFrame, str, Source | None]
@@ -43,7 +45,7 @@ def foreign_input(source: object, kind: str, name: str | None) -> Foreign | None
     """``source`` as a mapping or a frame, its name and its source, when it is one of the objects above; else
     None (a path, a mapping or a frame, read as they always are)."""
     held = unwrapped(source, kind)
-    if held is source and not _is_namedtuples(source):
+    if _as_given(source, held):
         return None
     if isinstance(held, Mapping):
         return held, name or getattr(source, "name", None) or kind, None
@@ -51,7 +53,7 @@ def foreign_input(source: object, kind: str, name: str | None) -> Foreign | None
     if dataset_id is None and _library(source) != "ir_datasets":
         frame, read = rows_of(held, kind, name or kind)  # type: ignore[arg-type]
         return frame, name or kind, read
-    shown = IRDS_PREFIX + dataset_id if dataset_id else "an ir_datasets dataset"
+    shown = IRDS_PREFIX + dataset_id if dataset_id else _UNNAMED_DATASET
     frame, read = rows_of(held, kind, shown, "ir_datasets")  # type: ignore[arg-type]
     return frame, name or dataset_id or kind, read
 
@@ -68,7 +70,7 @@ def unwrapped(source: object, kind: str) -> object:
     if _library(source) == "ranx" and hasattr(source, "to_dict"):
         return source.to_dict()
     if _library(source) == "ir_datasets" and hasattr(source, _ITERATOR[kind]):
-        return _iterate(source, kind, _dataset_id(source) or "an ir_datasets dataset")
+        return _iterate(source, kind, _dataset_id(source) or _UNNAMED_DATASET)
     return source
 
 
@@ -77,13 +79,19 @@ def nested(source: object, kind: str) -> object:
     ir_datasets' namedtuples (a later listing of a pair replaces an earlier one, as a dict does); a dict or
     anything else as it is: pytrec_eval's call shape, which checks what it gets."""
     held = unwrapped(source, kind)
-    if isinstance(held, Mapping) or not (held is not source or _is_namedtuples(source)):
+    if isinstance(held, Mapping) or _as_given(source, held):
         return held
     field = _VALUE_FIELD[kind]
     out: dict = {}
     for item in held:  # type: ignore[attr-defined]
         out.setdefault(item.query_id, {})[item.doc_id] = getattr(item, field)
     return out
+
+
+def _as_given(source: object, held: object) -> bool:
+    """Whether ``source`` is read as it is: no other library's container (``held`` is itself) nor an iterable
+    of ir_datasets' namedtuples."""
+    return held is source and not _is_namedtuples(source)
 
 
 def _dataset_id(source: object) -> str | None:

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
 from typing import Any, cast
 
 import numpy as np
@@ -28,7 +27,7 @@ import polars as pl
 import pyarrow as pa
 
 from judged.engine.evaluate import query_values
-from judged.engine.matching import NUMBER_FORM_SAMPLE, reads_as_number
+from judged.engine.matching import numeric_sample
 from judged.errors import InputError
 from judged.io.inputs import QRELS_SCHEMA, RUN_SCHEMA, Qrels, RowProblem, Run, check_run, dedupe_qrels
 from judged.io.tabular import from_frame
@@ -154,7 +153,7 @@ def _evaluated(run: Run, qrels: Qrels, plan: BucketPlan) -> list[pl.DataFrame]:
     stats = [len(run), run.num_queries, len(qrels), qrels.num_queries, qrels.collapsed_duplicates]
     if not len(qrels):
         answered = run.blocks[0].unique(maintain_order=True).to_list()
-        return [_numeric(q for q in answered if reads_as_number(q)), _totals(stats + [run.num_queries])]
+        return [_numeric(numeric_sample(answered)), _totals(stats + [run.num_queries])]
     values = query_values(run, qrels, plan.measures, plan.depth)
     raw = np.column_stack([values.raw[m] for m in plan.measures])
     coverage = (np.column_stack([values.coverage[k] for k in sorted(values.coverage)]) if values.coverage
@@ -170,12 +169,11 @@ def _evaluated(run: Run, qrels: Qrels, plan: BucketPlan) -> list[pl.DataFrame]:
     return [queries, _numeric(values.numeric_run_only), _totals(stats + [values.run_only])]
 
 
-def _numeric(qids: Iterable[str]) -> pl.DataFrame:
-    """The bucket's unjudged run queries that read as numbers (``numeric`` rows, at most
-    :data:`~judged.engine.matching.NUMBER_FORM_SAMPLE`), for the driver's
-    :func:`~judged.engine.matching.number_forms`."""
-    kept = list(islice(qids, NUMBER_FORM_SAMPLE))
-    return pl.DataFrame({"kind": ["numeric"] * len(kept), "qid": kept}, schema={"kind": pl.String, "qid": pl.String})
+def _numeric(qids: Sequence[str]) -> pl.DataFrame:
+    """The bucket's unjudged run queries that read as numbers (:func:`~judged.engine.matching.numeric_sample`)
+    as ``numeric`` rows, for the driver's :func:`~judged.engine.matching.number_forms`."""
+    return pl.DataFrame({"kind": ["numeric"] * len(qids), "qid": list(qids)},
+                        schema={"kind": pl.String, "qid": pl.String})
 
 
 def _totals(stats: Sequence[int]) -> pl.DataFrame:

@@ -17,6 +17,7 @@ typed: ``qid=001`` is ``"001"``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 from urllib.parse import unquote
 
@@ -24,7 +25,7 @@ from py4j.protocol import Py4JJavaError
 from pyspark.sql import SparkSession
 
 from judged.errors import InputError, UsageError
-from judged.io import FORMATS, PARQUET_MAGIC, detect_format, named_format
+from judged.io import FORMATS, PARQUET_MAGIC, detect_format
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,6 @@ class Listing:
     files: tuple[DataFile, ...]
     format: str
     single: bool
-    skipped: int = 0  # empty part files left out of a folder
 
     @property
     def size(self) -> int:
@@ -106,13 +106,13 @@ def list_files(spark: SparkSession, path: str, format: str | None = None) -> Lis
     if not kept:
         raise InputError("folder holds no data files" if not files else "folder holds only empty files",
                          path=path, expected=f"{', '.join(FORMATS)} files")
-    formats = {f.uri: format or named_format(f.uri) or detect_format(f.uri, _head(fs, jvm, f.uri)) for f in kept}
+    formats = {f.uri: format or detect_format(f.uri, partial(_head, fs, jvm, f.uri)) for f in kept}
     first = kept[0]
     other = next((f for f in kept if formats[f.uri] != formats[first.uri]), None)
     if other is not None:
         raise InputError(f"the folder mixes {formats[first.uri]} ({first.shown}) and {formats[other.uri]} files",
                          path=other.shown, expected="one format in a folder, or format= to name it")
-    return Listing(path, tuple(kept), formats[first.uri], single, len(files) - len(kept))
+    return Listing(path, tuple(kept), formats[first.uri], single)
 
 
 #: What Hadoop says when it has no filesystem for a scheme, or its class is not on the classpath.
